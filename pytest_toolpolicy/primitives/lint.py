@@ -1,0 +1,80 @@
+"""The lint gate: ``py_compile`` + ``ruff --select E9,F`` on one file's text."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from dataclasses import asdict, dataclass
+from functools import cache
+
+
+@dataclass(frozen=True)
+class LintError:
+    code: str
+    message: str
+    line: int
+
+    def record(self) -> dict[str, object]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.message} (line {self.line})"
+
+
+@cache
+def _ruff_bin() -> str | None:
+    try:
+        from ruff.__main__ import find_ruff_bin
+
+        return str(find_ruff_bin())
+    except (ImportError, FileNotFoundError):
+        return None
+
+
+def compile_errors(text: str, rel: str) -> list[LintError]:
+    try:
+        compile(text, rel, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return [LintError("py_compile", f"{type(exc).__name__}: {exc.msg}", exc.lineno or 0)]
+    except ValueError as exc:  # e.g. NUL bytes
+        return [LintError("py_compile", str(exc), 0)]
+    return []
+
+
+def ruff_errors(text: str, rel: str) -> list[LintError]:
+    binary = _ruff_bin()
+    if binary is None:
+        raise RuntimeError("ruff is not installed")
+    argv = [binary, "check", "--isolated", "--select", "E9,F", "--output-format", "json"]
+    argv += ["--no-cache", "--stdin-filename", rel, "-"]
+    proc = subprocess.run(argv, input=text, capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"ruff failed: {proc.stderr.strip()[:300]}")
+    out = []
+    for item in json.loads(proc.stdout or "[]"):
+        line = (item.get("location") or {}).get("row") or 0
+        out.append(LintError(item.get("code") or "syntax", item.get("message", ""), line))
+    return out
+
+
+def lint_text(text: str, rel: str) -> list[LintError]:
+    """Every py_compile and ``ruff --select E9,F`` error of a file's text (``ruff --isolated``,
+    so a repository's own ruff settings cannot silence the gate)."""
+    errors = compile_errors(text, rel)
+    seen = {(e.line, e.message) for e in errors}
+    return errors + [e for e in ruff_errors(text, rel) if (e.line, e.message) not in seen]
+
+
+def added_errors(before: list[LintError], after: list[LintError]) -> list[LintError]:
+    """Errors in ``after`` that ``before`` did not have. Lines shift under an edit, so errors are
+    compared by code and message, as a multiset."""
+    budget = Counter((e.code, e.message) for e in before)
+    added = []
+    for error in after:
+        key = (error.code, error.message)
+        if budget[key]:
+            budget[key] -= 1
+        else:
+            added.append(error)
+    return added

@@ -1,0 +1,98 @@
+"""The six primitives over one workspace directory, behind one ``call(tool, args)`` entry.
+
+``call`` never raises for bad input: an unknown tool, bad arguments or a failed execution all
+come back as ``{"ok": false, "error": ...}`` envelopes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .codeindex import CodeIndex
+from .edit_entity import edit_entity
+from .envelope import Envelope, PrimitiveError, fail
+from .read_entity import read_entity
+from .search_symbol import SymbolSearch
+from .specs import TOOL_ARGS, check_args
+from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
+    from .search_code import CodeSearch
+
+TOOLS = tuple(TOOL_ARGS)
+
+
+class Toolbox:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        sandbox: Sandbox | None = None,
+        python: str | None = None,
+        code_search: CodeSearch | None = None,
+    ) -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise PrimitiveError(f"workspace directory not found: {root}")
+        self.index = CodeIndex(self.root)
+        self.symbols = SymbolSearch(self.index)
+        self.python = python  # the interpreter tests run with; None = this one
+        self._sandbox = sandbox
+        self._code_search = code_search
+        self.workspace: Workspace | None = None  # set by whoever opened one over this root
+
+    @property
+    def sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            from .sandbox import Sandbox
+
+            self._sandbox = Sandbox.from_env()
+        return self._sandbox
+
+    @property
+    def code_search(self) -> CodeSearch:
+        if self._code_search is None:
+            from .search_code import CodeSearch
+
+            self._code_search = CodeSearch(self.index)
+        return self._code_search
+
+    def call(self, tool: str, args: dict[str, Any] | None = None) -> Envelope:
+        if tool not in TOOL_ARGS:
+            return fail(f"unknown tool: {tool}")
+        if not isinstance(args, dict):
+            return fail(f"invalid args for {tool}: expected an object, got {type(args).__name__}")
+        checked, reason = check_args(tool, args)
+        if checked is None:
+            return fail(reason or "invalid args")
+        try:
+            return getattr(self, tool)(**checked)
+        except Exception as exc:  # a harness-side fault still answers as an envelope
+            return fail(f"{tool} failed: {type(exc).__name__}: {exc}")
+
+    def read_entity(self, selector: str, body: bool = False, window: int = 100) -> Envelope:
+        return read_entity(self.index, selector, body, window)
+
+    def search_symbol(self, query: str, keywords: list[str] | None = None, k: int = 10) -> Envelope:
+        return self.symbols.search(query, keywords, k)
+
+    def search_code(self, query: str, cap: int = 8) -> Envelope:
+        if not query.strip():
+            return fail("empty query")
+        return self.code_search.search(query, cap)
+
+    def edit_entity(self, selector: str, search: str, replace: str) -> Envelope:
+        return edit_entity(self.index, selector, search, replace)
+
+    def run_test(self, target: str, timeout: int = 120) -> Envelope:
+        from .run_test import run_test
+
+        return run_test(self.root, self.sandbox, target, timeout, self.python)
+
+    def execute(self, code: str, timeout: int = 10) -> Envelope:
+        from .execute import execute
+
+        return execute(self.sandbox, code, timeout, self.python)

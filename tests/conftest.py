@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_toolpolicy.primitives import Toolbox, Workspace
+
+FILES = {
+    "src/shop/__init__.py": '"""A small shop."""\nfrom .cart import Cart\n',
+    "src/shop/cart.py": '''"""Shopping carts."""
+
+import functools
+
+
+class Cart:
+    """A cart of priced items.
+
+    More text.
+    """
+
+    def __init__(self):
+        self.items = []
+
+    @functools.lru_cache(maxsize=None)
+    def total(
+        self,
+        discount=0,
+    ):
+        """Sum of prices minus discount."""
+        return sum(p for _, p in self.items) - discount
+
+    def add(self, name, price):
+        self.items.append((name, price))
+
+        def audit():
+            return len(self.items)
+
+        return audit()
+
+
+def helper(x): return x * 2
+
+
+if True:
+    def conditional():
+        pass
+''',
+    "src/shop/broken.py": "def oops(:\n    pass\n",
+    "tests/test_cart.py": (
+        "from shop.cart import Cart\n\n\ndef test_add():\n    assert Cart().add('a', 1) == 1\n"
+    ),
+}
+
+
+def make_repo(root: Path, files: dict[str, str] = FILES) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "src/shop/latin1.py").write_bytes("name = 'caf\xe9'\n".encode("latin-1"))
+    (root / "src/shop/blob.py").write_bytes(b"\x00\x01binary")
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path / "repo")
+    Workspace.create(root)
+    return root
+
+
+@pytest.fixture
+def box(repo: Path) -> Toolbox:
+    return Toolbox(repo)

@@ -1,0 +1,86 @@
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pytest_toolpolicy.primitives import Workspace, WorkspaceError
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+def test_create_commits_everything_as_base(repo: Path):
+    ws = Workspace(repo)
+    assert ws.patch() == ""
+    assert "src/shop/cart.py" in git(repo, "ls-files")
+
+
+def test_patch_is_the_diff_against_base_and_applies(repo: Path, tmp_path: Path):
+    ws = Workspace(repo)
+    (repo / "src/shop/cart.py").write_text("# changed\n")
+    (repo / "new_file.py").write_text("x = 1\n")
+    (repo / "tests/test_cart.py").unlink()
+    patch = ws.patch()
+    assert "+# changed" in patch and "new file mode" in patch and "deleted file mode" in patch
+    assert set(ws.changed_files()) == {"src/shop/cart.py", "new_file.py", "tests/test_cart.py"}
+    # HEAD and the user's branch never move; the patch grades against a fresh copy of base.
+    assert git(repo, "rev-parse", "HEAD").strip() == ws.base
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    subprocess.run(["git", "apply", "-"], cwd=clone, input=patch, text=True, check=True)
+    assert (clone / "new_file.py").read_text() == "x = 1\n"
+    assert not (clone / "tests/test_cart.py").exists()
+
+
+def test_checkpoint_and_restore_round_trip(repo: Path):
+    ws = Workspace(repo)
+    cart = repo / "src/shop/cart.py"
+    cart.write_text("version = 1\n")
+    ref = ws.checkpoint("one")
+    assert ref == "refs/toolpolicy/checkpoints/one"
+    cart.write_text("version = 2\n")
+    (repo / "later.py").write_text("y = 2\n")
+    (repo / "pkg").mkdir()
+    (repo / "pkg/deep.py").write_text("z = 3\n")
+    ws.restore(ref)
+    assert cart.read_text() == "version = 1\n"
+    assert not (repo / "later.py").exists() and not (repo / "pkg").exists()
+    ws.restore(ws.base)
+    assert "class Cart" in cart.read_text()
+    assert ws.patch() == ""
+
+
+def test_tree_hash_is_a_function_of_content(repo: Path):
+    ws = Workspace(repo)
+    base = ws.tree_hash()
+    (repo / "a.py").write_text("a = 1\n")
+    changed = ws.tree_hash()
+    assert changed != base
+    (repo / "a.py").unlink()
+    assert ws.tree_hash() == base
+
+
+def test_checkpoint_ids_are_deterministic(repo: Path):
+    ws = Workspace(repo)
+    (repo / "a.py").write_text("a = 1\n")
+    first = git(repo, "rev-parse", ws.checkpoint("x")).strip()
+    second = git(repo, "rev-parse", ws.checkpoint("y")).strip()
+    assert first == second  # same tree, same parent, fixed identity and date
+
+
+def test_errors_name_the_problem(tmp_path: Path):
+    with pytest.raises(WorkspaceError, match="not found"):
+        Workspace(tmp_path / "missing")
+    with pytest.raises(WorkspaceError, match="not a git repository"):
+        Workspace(tmp_path)
+    ws = Workspace.create(tmp_path)
+    with pytest.raises(WorkspaceError, match="failed"):
+        ws.restore("refs/toolpolicy/checkpoints/nope")
+
+
+def test_contains_rejects_paths_that_leave(repo: Path):
+    ws = Workspace(repo)
+    assert ws.contains("src/shop/cart.py")
+    assert not ws.contains("../outside")
+    assert not ws.contains("/etc/passwd")
