@@ -8,6 +8,7 @@ Targets (issue 'Foundation'): cold index ≤ 1.5× bare ast.parse; re-index afte
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
 import importlib.util
 import random
@@ -41,10 +42,8 @@ def bare_parse(files: list[Path]) -> None:
     for path in files:
         text = read_text(path)
         if text is not None:
-            try:
+            with contextlib.suppress(SyntaxError):
                 ast.parse(text)
-            except SyntaxError:
-                pass
 
 
 def main() -> None:
@@ -55,8 +54,10 @@ def main() -> None:
 
     bare = best_of(3, lambda: bare_parse(files))
     cold = best_of(3, lambda: CodeIndex(root))
-    print(f"cold index: {cold * 1000:.0f} ms vs bare read+ast.parse {bare * 1000:.0f} ms "
-          f"→ {cold / bare:.2f}× (target ≤ 1.5×)")
+    print(
+        f"cold index: {cold * 1000:.0f} ms vs bare read+ast.parse {bare * 1000:.0f} ms "
+        f"→ {cold / bare:.2f}× (target ≤ 1.5×)"
+    )
 
     rng = random.Random(0)
     sizes = sorted(index.by_file, key=lambda rel: (root / rel).stat().st_size)
@@ -68,9 +69,11 @@ def main() -> None:
         reindex.append(time.perf_counter() - start)
     largest = sizes[-1]
     t_largest = best_of(3, lambda: index.reindex(largest))
-    print(f"re-index after one edit: median {statistics.median(reindex) * 1000:.1f} ms over 40 "
-          f"random files, max {max(reindex) * 1000:.1f} ms; largest file ({largest}, "
-          f"{(root / largest).stat().st_size // 1024} KiB) {t_largest * 1000:.1f} ms (target ≤ 50 ms)")
+    print(
+        f"re-index after one edit: median {statistics.median(reindex) * 1000:.1f} ms over 40 "
+        f"random files, max {max(reindex) * 1000:.1f} ms; largest file ({largest}, "
+        f"{(root / largest).stat().st_size // 1024} KiB) {t_largest * 1000:.1f} ms (target ≤ 50 ms)"
+    )
 
     search = SymbolSearch(index)
     build = best_of(1, lambda: search.search("x"))
@@ -86,9 +89,11 @@ def main() -> None:
     latencies.sort()
     p50 = latencies[len(latencies) // 2] * 1000
     p95 = latencies[int(len(latencies) * 0.95)] * 1000
-    print(f"search_symbol over {len(entities)} entities: first call (builds tables) "
-          f"{build * 1000:.0f} ms; p50 {p50:.2f} ms, p95 {p95:.2f} ms over {len(queries)} "
-          "queries (target p50 ≤ 5 ms)")
+    print(
+        f"search_symbol over {len(entities)} entities: first call (builds tables) "
+        f"{build * 1000:.0f} ms; p50 {p50:.2f} ms, p95 {p95:.2f} ms over {len(queries)} "
+        "queries (target p50 ≤ 5 ms)"
+    )
 
 
 if __name__ == "__main__":

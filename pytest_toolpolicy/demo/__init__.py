@@ -16,8 +16,16 @@ EXAMPLE = Path(__file__).parent / "memstore"
 STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("find the store's API by name", "search_symbol", {"query": "MemStore.recall"}),
     ("find code by what it does", "search_code", {"query": "values that expire after a time"}),
-    ("read the entity", "read_entity", {"selector": "memstore.store.MemStore.recall", "body": True}),
-    ("run the failing test", "run_test", {"target": "tests/test_store.py::test_expired_value_is_gone"}),
+    (
+        "read the entity",
+        "read_entity",
+        {"selector": "memstore.store.MemStore.recall", "body": True},
+    ),
+    (
+        "run the failing test",
+        "run_test",
+        {"target": "tests/test_store.py::test_expired_value_is_gone"},
+    ),
     (
         "fix the off-by-one at the expiry boundary",
         "edit_entity",
@@ -27,10 +35,15 @@ STEPS: list[tuple[str, str, dict[str, Any]]] = [
             "replace": "self._clock() >= expires",
         },
     ),
-    ("the lint gate refuses a broken edit", "edit_entity", {
-        "selector": "memstore.store.MemStore.forget", "search": "self._items.pop(key, None)",
-        "replace": "self._items.pop(key, missing)",
-    }),
+    (
+        "the lint gate refuses a broken edit",
+        "edit_entity",
+        {
+            "selector": "memstore.store.MemStore.forget",
+            "search": "self._items.pop(key, None)",
+            "replace": "self._items.pop(key, missing)",
+        },
+    ),
     ("rerun the test", "run_test", {"target": "tests/test_store.py::test_expired_value_is_gone"}),
     ("compute in the sandbox", "execute", {"code": "import socket\nprint(socket.if_nameindex())"}),
 ]

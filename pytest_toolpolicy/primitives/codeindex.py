@@ -13,7 +13,17 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-_SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", "dist"}
+_SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "node_modules",
+    "__pycache__",
+    "build",
+    "dist",
+}
 _SELECTOR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
@@ -90,15 +100,42 @@ def index_source(source: str, rel: str) -> list[Entity]:
         tree = ast.parse(source, filename=rel)
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
-        error = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}" + (f" (line {line})" if line else "")
-        return [Entity(dotted, "module", dotted.rsplit(".", 1)[-1], f"module {dotted}", "", rel, 1, n_lines, error)]
+        error = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}" + (
+            f" (line {line})" if line else ""
+        )
+        return [
+            Entity(
+                dotted,
+                "module",
+                dotted.rsplit(".", 1)[-1],
+                f"module {dotted}",
+                "",
+                rel,
+                1,
+                n_lines,
+                error,
+            )
+        ]
     lines = source.splitlines()
-    out = [Entity(dotted, "module", dotted.rsplit(".", 1)[-1], f"module {dotted}", _docstring(tree.body), rel, 1, n_lines)]
+    out = [
+        Entity(
+            dotted,
+            "module",
+            dotted.rsplit(".", 1)[-1],
+            f"module {dotted}",
+            _docstring(tree.body),
+            rel,
+            1,
+            n_lines,
+        )
+    ]
     _walk(tree.body, dotted, "module", lines, rel, out)
     return out
 
 
-def _walk(body: list[ast.stmt], prefix: str, parent: str, lines: list[str], rel: str, out: list[Entity]) -> None:
+def _walk(
+    body: list[ast.stmt], prefix: str, parent: str, lines: list[str], rel: str, out: list[Entity]
+) -> None:
     for node in body:
         if isinstance(node, _DEFS):
             if isinstance(node, ast.ClassDef):
@@ -107,7 +144,18 @@ def _walk(body: list[ast.stmt], prefix: str, parent: str, lines: list[str], rel:
                 kind = "method" if parent == "class" else "function"
             selector = f"{prefix}.{node.name}"
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            out.append(Entity(selector, kind, node.name, _signature(node, lines), _docstring(node.body), rel, start, node.end_lineno or start))
+            out.append(
+                Entity(
+                    selector,
+                    kind,
+                    node.name,
+                    _signature(node, lines),
+                    _docstring(node.body),
+                    rel,
+                    start,
+                    node.end_lineno or start,
+                )
+            )
             _walk(node.body, selector, kind, lines, rel, out)
         elif isinstance(node, _BLOCKS):
             for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])):
@@ -144,7 +192,9 @@ class CodeIndex:
     def _python_files(self) -> list[str]:
         found: list[str] = []
         for dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")
+            )
             base = Path(dirpath)
             for name in sorted(filenames):
                 if name.endswith(".py"):

@@ -81,7 +81,9 @@ class SymbolSearch:
 
         ranked = sorted(tiers.items(), key=rank)
         matches = [_match(table.entities[i]) for i, _ in ranked[:k]]
-        return ok({"query": query, "matches": matches, "total": len(ranked), "truncated": len(ranked) > k})
+        return ok(
+            {"query": query, "matches": matches, "total": len(ranked), "truncated": len(ranked) > k}
+        )
 
 
 def _tiers(table: _Table, query: str) -> dict[int, int]:

@@ -101,7 +101,9 @@ class Workspace:
         return target == self.root or self.root in target.parents
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None) -> str:
+def _run(
+    argv: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
+) -> str:
     full_env = {**os.environ, **_IDENTITY, **(env or {})}
     proc = subprocess.run(
         argv, cwd=cwd, env=full_env, input=stdin, capture_output=True, text=True, check=False

@@ -33,10 +33,14 @@ def test_unknown_selector_suggests_the_defining_path(box: Toolbox):
         "error": "unknown selector shop.Cart.add (did you mean shop.cart.Cart.add?)",
         "data": None,
     }
-    assert box.call("read_entity", {"selector": "shop.nope"})["error"] == "unknown selector shop.nope"
+    assert (
+        box.call("read_entity", {"selector": "shop.nope"})["error"] == "unknown selector shop.nope"
+    )
 
 
-@pytest.mark.parametrize("selector", ["../etc/passwd", "/etc/passwd", "shop/cart.py", "shop..cart", ""])
+@pytest.mark.parametrize(
+    "selector", ["../etc/passwd", "/etc/passwd", "shop/cart.py", "shop..cart", ""]
+)
 def test_selectors_that_are_paths_are_refused(box: Toolbox, selector: str):
     env = box.call("read_entity", {"selector": selector})
     assert not env["ok"] and env["error"].startswith("invalid selector")

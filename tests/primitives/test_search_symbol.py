@@ -18,10 +18,14 @@ def test_exact_name_beats_suffix_beats_substring(tmp_path: Path):
     )
     box = Toolbox(root)
     assert selectors(box.call("search_symbol", {"query": "total"})) == [
-        "pkg.a.total", "pkg.a.Order.total", "pkg.a.subtotal",
+        "pkg.a.total",
+        "pkg.a.Order.total",
+        "pkg.a.subtotal",
     ]
     assert selectors(box.call("search_symbol", {"query": "Order.total"}))[0] == "pkg.a.Order.total"
-    assert selectors(box.call("search_symbol", {"query": "pkg.a.Order.total"})) == ["pkg.a.Order.total"]
+    assert selectors(box.call("search_symbol", {"query": "pkg.a.Order.total"})) == [
+        "pkg.a.Order.total"
+    ]
 
 
 def test_matches_are_signature_only(box: Toolbox):
@@ -32,7 +36,9 @@ def test_matches_are_signature_only(box: Toolbox):
 
 
 def test_import_path_form_finds_the_defining_module(box: Toolbox):
-    assert selectors(box.call("search_symbol", {"query": "shop.Cart.add"}))[0] == "shop.cart.Cart.add"
+    assert (
+        selectors(box.call("search_symbol", {"query": "shop.Cart.add"}))[0] == "shop.cart.Cart.add"
+    )
     assert is_import_path("requests.Session.send", "requests.sessions.Session.send")
     assert not is_import_path("requests.Session.send", "other.sessions.Session.send")
     assert not is_import_path("send", "requests.sessions.Session.send")
@@ -58,10 +64,18 @@ def test_k_caps_and_reports_truncation(box: Toolbox):
 
 def test_case_insensitive_and_empty_and_missing(box: Toolbox):
     # exact name (the module `cart`) first, then the case-insensitive name match (class Cart)
-    assert selectors(box.call("search_symbol", {"query": "cart"}))[:2] == ["shop.cart", "shop.cart.Cart"]
-    assert selectors(box.call("search_symbol", {"query": "CART"}))[:2] == ["shop.cart", "shop.cart.Cart"]
+    assert selectors(box.call("search_symbol", {"query": "cart"}))[:2] == [
+        "shop.cart",
+        "shop.cart.Cart",
+    ]
+    assert selectors(box.call("search_symbol", {"query": "CART"}))[:2] == [
+        "shop.cart",
+        "shop.cart.Cart",
+    ]
     assert box.call("search_symbol", {"query": "   "}) == {
-        "ok": False, "error": "empty query", "data": None,
+        "ok": False,
+        "error": "empty query",
+        "data": None,
     }
     env = box.call("search_symbol", {"query": "zzzz"})
     assert env["ok"] and env["data"]["matches"] == [] and env["data"]["total"] == 0

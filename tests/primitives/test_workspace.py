@@ -7,7 +7,9 @@ from pytest_toolpolicy.primitives import Workspace, WorkspaceError
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_create_commits_everything_as_base(repo: Path):
