@@ -29,7 +29,7 @@ setup: $(STAMP) sandbox
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 eval: setup
 	$(BIN)/toolpolicy demo

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolpolicy.primitives import Toolbox, Workspace
+from pytest_toolpolicy.primitives.embedder import model_dir
 
 FILES = {
     "src/shop/__init__.py": '"""A small shop."""\nfrom .cart import Cart\n',
@@ -73,3 +74,20 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def box(repo: Path) -> Toolbox:
     return Toolbox(repo)
+
+
+@pytest.fixture(scope="session")
+def assembled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedding model, assembled once per session from the installed packages."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("TOOLPOLICY_EMBED_MODEL_DIR", raising=False)
+        mp.setenv("TOOLPOLICY_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
+        return model_dir()
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, assembled: Path) -> Path:
+    """Every test gets its own empty cache directory: nothing reads or writes the user's."""
+    monkeypatch.setenv("TOOLPOLICY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TOOLPOLICY_EMBED_MODEL_DIR", str(assembled))
+    return tmp_path / "cache"

@@ -55,7 +55,7 @@ def _brief(envelope: dict[str, Any]) -> str:
     data = envelope["data"]
     keys = ("passed", "exit_code", "ranker", "committed", "stdout", "sandbox")
     shown = {k: data[k] for k in keys if k in data}
-    if "matches" in data:
+    if isinstance(data.get("matches"), list):
         shown["matches"] = [m["selector"] for m in data["matches"][:3]]
     if data.get("entity"):
         shown["entity"] = data["entity"]["signature"]

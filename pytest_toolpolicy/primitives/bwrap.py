@@ -1,0 +1,115 @@
+"""The bubblewrap command line of a sandboxed run, and whether bubblewrap can run here at all."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Not all of /etc: only what the dynamic loader, libc's user lookups and time zones read.
+_ETC = ("ld.so.cache", "passwd", "group", "nsswitch.conf", "localtime", "hosts", "alternatives")
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    memory_bytes: int = 2 << 30
+    pids: int = 256
+    output_bytes: int = 1 << 20  # kept per stream
+    output_tail_bytes: int = 64 << 10  # of output_bytes, kept from the end of the stream
+    tmpfs_bytes: int = 256 << 20
+    address_space_bytes: int = 4 << 30
+    file_size_bytes: int = 512 << 20
+    open_files: int = 1024
+    kill_grace_s: float = 2.0
+
+
+def bwrap_argv(
+    bwrap: str,
+    argv: list[str],
+    cwd: Path,
+    writable: Path | None,
+    env: Mapping[str, str],
+    python: str,
+    limits: SandboxLimits,
+) -> list[str]:
+    args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    args += ["--hostname", "sandbox"]
+    for path in _SYSTEM_DIRS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for name in _ETC:
+        if os.path.exists(f"/etc/{name}"):
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp"]
+    # After the tmpfs, so an interpreter or workspace that lives under /tmp is still visible.
+    for prefix in python_prefixes(python):
+        args += ["--ro-bind", prefix, prefix]
+    if writable:
+        args += ["--bind", str(writable), str(writable)]
+        if (writable / ".git").is_dir():  # checkpoints and the base commit are the harness's
+            args += ["--ro-bind", str(writable / ".git"), str(writable / ".git")]
+    # The root is bwrap's own tmpfs holding only mount points: read-only, nothing lands there.
+    args += ["--remount-ro", "/", "--chdir", str(cwd), "--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    return [*args, "--", *argv]
+
+
+def resolve_python(python: str | None) -> str:
+    if python is None:
+        return sys.executable
+    found = shutil.which(python)
+    if found is None:
+        raise ValueError(f"python interpreter not found: {python}")
+    return os.path.abspath(found)
+
+
+@functools.lru_cache(maxsize=16)
+def python_prefixes(python: str) -> tuple[str, ...]:
+    """The directories the interpreter needs (``sys.prefix``, ``sys.base_prefix`` and the home
+    of the real executable), minus what the system binds cover; never ``/``. Exactly these: a
+    venv inside a project checkout exposes the venv, not the checkout."""
+    if python == sys.executable:
+        found = [sys.prefix, sys.base_prefix]
+    else:
+        code = "import sys; print(sys.prefix); print(sys.base_prefix)"
+        out = subprocess.run(
+            [python, "-I", "-c", code], capture_output=True, text=True, timeout=30, check=True
+        )
+        found = out.stdout.splitlines()
+    found.append(os.path.dirname(os.path.dirname(os.path.realpath(python))))
+    # Both spellings of a prefix reached through a symlink: the interpreter may use either.
+    paths = {os.path.abspath(p) for p in found} | {os.path.realpath(p) for p in found}
+    keep: list[str] = []
+    for prefix in sorted(paths, key=len):
+        covered = [*_SYSTEM_DIRS, *keep]
+        if prefix != "/" and not any(prefix == c or prefix.startswith(c + "/") for c in covered):
+            keep.append(prefix)
+    return tuple(keep)
+
+
+@functools.lru_cache(maxsize=8)
+def probe_bwrap(bwrap: str) -> str | None:
+    """Why bubblewrap cannot run a trivial sandbox here, or None when it can. Cached per path."""
+    if shutil.which(bwrap) is None:
+        return f"bwrap not found at {bwrap}"
+    env = {"PATH": "/usr/bin:/bin"}
+    argv = bwrap_argv(
+        bwrap, ["/bin/true"], Path("/tmp"), None, env, sys.executable, SandboxLimits()
+    )
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap failed to start: {exc}"
+    if proc.returncode != 0:
+        return f"bwrap cannot create a sandbox: {proc.stderr.strip()[:300] or proc.returncode}"
+    return None

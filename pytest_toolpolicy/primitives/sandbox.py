@@ -1,0 +1,238 @@
+"""The sandbox that ``run_test`` and ``execute`` run in: bubblewrap, or a clearly reported
+degraded mode where bubblewrap cannot run.
+
+bwrap mode: no network, no host filesystem beyond read-only system and interpreter paths (plus
+the ``writable`` directory), a private tmpfs ``/tmp``, an environment rebuilt from an allow-list,
+dropped capabilities, per-run pids and memory cgroups, rlimits as a second line, and the whole
+process tree killed at the timeout. Degraded mode keeps the environment scrubbing, rlimits,
+cgroups and tree kill, but the process sees the host filesystem and network.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .bwrap import SandboxLimits, bwrap_argv, probe_bwrap, resolve_python
+from .capture import Pump, has_exited
+from .cgroups import RunCgroups, create_run_cgroups
+
+Mode = Literal["bwrap", "degraded"]
+# Puts the wrapper shell in the run's cgroups before it execs anything, so every descendant is
+# born inside them (no preexec_fn, no window in which a child could fork outside).
+_ENTER_CGROUPS = (
+    'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+)
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox that was asked for cannot run here; the message says why."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    stdout: bytes
+    stderr: bytes
+    exit_code: int  # a death by signal N is 128 + N, as a shell reports it
+    timed_out: bool
+    duration_s: float
+    stdout_dropped: int
+    stderr_dropped: int
+    sandbox: Mode
+    notes: tuple[str, ...] = ()
+
+
+class Sandbox:
+    def __init__(
+        self,
+        mode: Mode,
+        *,
+        bwrap: str | None = None,
+        limits: SandboxLimits | None = None,
+        reason: str | None = None,
+    ) -> None:
+        if mode not in ("bwrap", "degraded"):
+            raise ValueError(f"sandbox mode must be bwrap or degraded, got {mode!r}")
+        self.mode: Mode = mode
+        self.limits = limits or SandboxLimits()
+        self.bwrap = bwrap or shutil.which("bwrap") or "bwrap"
+        self.notes: tuple[str, ...] = ()
+        if mode == "degraded":
+            self.notes = (f"degraded sandbox: {reason or 'chosen by the caller'}",)
+        elif why := probe_bwrap(self.bwrap):
+            raise SandboxUnavailable(why)
+        self._prlimit = shutil.which("prlimit")
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, limits: SandboxLimits | None = None
+    ) -> Sandbox:
+        """``TOOLPOLICY_SANDBOX`` = auto (default) | require | degraded; ``TOOLPOLICY_BWRAP``
+        overrides the bwrap path."""
+        env = os.environ if environ is None else environ
+        return cls.select(
+            env.get("TOOLPOLICY_SANDBOX") or "auto",
+            bwrap=env.get("TOOLPOLICY_BWRAP"),
+            limits=limits,
+        )
+
+    @classmethod
+    def select(
+        cls, policy: str = "auto", *, bwrap: str | None = None, limits: SandboxLimits | None = None
+    ) -> Sandbox:
+        if policy not in ("auto", "require", "degraded"):
+            raise ValueError(f"sandbox policy must be auto, require or degraded, got {policy!r}")
+        path = bwrap or shutil.which("bwrap") or "bwrap"
+        if policy == "degraded":
+            return cls("degraded", bwrap=path, limits=limits, reason="forced by configuration")
+        why = probe_bwrap(path)
+        if why is None:
+            return cls("bwrap", bwrap=path, limits=limits)
+        if policy == "require":
+            raise SandboxUnavailable(f"sandbox required but bubblewrap cannot run: {why}")
+        return cls("degraded", bwrap=path, limits=limits, reason=why)
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None,
+        writable: Path | None,
+        stdin: bytes | None,
+        timeout: float,
+        merge_stderr: bool,
+        python: str | None = None,
+    ) -> RunResult:
+        """Run ``argv`` with ``cwd`` (inside ``writable``; default ``writable``, else a private
+        temporary directory) and return what it printed and how it ended."""
+        python = resolve_python(python)
+        writable = writable.resolve() if writable else None
+        if writable and not writable.is_dir():
+            raise ValueError(f"writable directory not found: {writable}")
+        if cwd and not (writable and cwd.resolve().is_relative_to(writable)):
+            raise ValueError(f"cwd {cwd} is not inside the writable directory {writable}")
+        scratch = None if self.mode == "bwrap" else Path(tempfile.mkdtemp(prefix="toolpolicy-"))
+        home = scratch or Path("/tmp")
+        cwd = cwd.resolve() if cwd else writable or home
+        env = sandbox_env(python, str(home))
+        cgroups = create_run_cgroups(self.limits.pids, self.limits.memory_bytes)
+        try:
+            command = list(argv)
+            if self.mode == "bwrap":
+                command = bwrap_argv(self.bwrap, command, cwd, writable, env, python, self.limits)
+                cwd = Path("/")  # the wrapper's own cwd on the host; bwrap --chdir does the rest
+            notes = [*self.notes, *cgroups.notes]
+            command = [*_enter(cgroups), *self._rlimits(notes), *command]
+            return self._supervise(command, env, cwd, stdin, timeout, merge_stderr, cgroups, notes)
+        finally:
+            cgroups.destroy()
+            if scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+    def _rlimits(self, notes: list[str]) -> list[str]:
+        if not self._prlimit:
+            notes.append("rlimits not applied: prlimit not found")
+            return []
+        lim = self.limits
+        return [
+            self._prlimit,
+            f"--as={lim.address_space_bytes}",
+            f"--fsize={lim.file_size_bytes}",
+            f"--nofile={lim.open_files}",
+            "--core=0",
+            "--",
+        ]
+
+    def _supervise(
+        self,
+        command: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        stdin: bytes | None,
+        timeout: float,
+        merge_stderr: bool,
+        cgroups: RunCgroups,
+        notes: list[str],
+    ) -> RunResult:
+        start = time.monotonic()
+        proc = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            pump = Pump(proc, stdin, self.limits.output_bytes, self.limits.output_tail_bytes)
+            try:
+                outcome = pump.run(start + timeout)
+                timed_out = outcome == "deadline" and not has_exited(proc.pid)
+                if outcome != "eof" or self.mode == "degraded":
+                    # At the timeout: everything. After a normal exit: the descendants, which
+                    # only degraded mode lets outlive the main process.
+                    _kill_group(proc.pid)
+                proc.wait()
+                if not cgroups.destroy():
+                    notes.append("a process survived the cgroup sweep")
+                pump.run(time.monotonic() + self.limits.kill_grace_s)
+            finally:
+                pump.close()
+        finally:
+            if proc.returncode is None:  # not reaped yet, so its group id is still ours
+                _kill_group(proc.pid)
+                proc.wait()
+        if timed_out:
+            notes.append(f"timed out after {timeout:g}s; process tree killed")
+        if self.mode == "degraded" and not cgroups.dirs:
+            notes.append("descendants that left the process group (setsid) may survive")
+        code = proc.returncode
+        return RunResult(
+            stdout=pump.stdout.getvalue(),
+            stderr=pump.stderr.getvalue(),
+            exit_code=128 - code if code < 0 else code,
+            timed_out=timed_out,
+            duration_s=round(time.monotonic() - start, 3),
+            stdout_dropped=pump.stdout.dropped,
+            stderr_dropped=pump.stderr.dropped,
+            sandbox=self.mode,
+            notes=tuple(notes),
+        )
+
+
+def _enter(cgroups: RunCgroups) -> list[str]:
+    procs = [str(p) for p in cgroups.procs_files]
+    return ["/bin/sh", "-c", _ENTER_CGROUPS, "toolpolicy-sandbox", *procs, "--"]
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def sandbox_env(python: str, home: str) -> dict[str, str]:
+    """The whole environment of a sandboxed process: an allow-list, nothing from the harness."""
+    path = dict.fromkeys([os.path.dirname(python), "/usr/local/bin", "/usr/bin", "/bin"])
+    return {
+        "PATH": ":".join(path),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "HOME": home,
+        "TMPDIR": home,
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTHONUNBUFFERED": "1",  # keeps stdout and stderr in order when they are merged
+        "PYTHONNOUSERSITE": "1",
+    }
