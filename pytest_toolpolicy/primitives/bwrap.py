@@ -13,6 +13,9 @@ from pathlib import Path
 
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Not all of /etc: only what the dynamic loader, libc's user lookups and time zones read.
+# HOME, TMPDIR and execute's cwd inside the sandbox: a directory of its own on the private /tmp,
+# empty even when the interpreter or the workspace lives under the host's /tmp.
+SANDBOX_HOME = "/tmp/home"
 _ETC = ("ld.so.cache", "passwd", "group", "nsswitch.conf", "localtime", "hosts", "alternatives")
 
 
@@ -49,7 +52,7 @@ def bwrap_argv(
         if os.path.exists(f"/etc/{name}"):
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp"]
+    args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
     # After the tmpfs, so an interpreter or workspace that lives under /tmp is still visible.
     for prefix in python_prefixes(python):
         args += ["--ro-bind", prefix, prefix]

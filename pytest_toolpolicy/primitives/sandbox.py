@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .bwrap import SandboxLimits, bwrap_argv, probe_bwrap, resolve_python
+from .bwrap import SANDBOX_HOME, SandboxLimits, bwrap_argv, probe_bwrap, resolve_python
 from .capture import Pump, has_exited
 from .cgroups import RunCgroups, create_run_cgroups
 
@@ -121,7 +121,7 @@ class Sandbox:
         if cwd and not (writable and cwd.resolve().is_relative_to(writable)):
             raise ValueError(f"cwd {cwd} is not inside the writable directory {writable}")
         scratch = None if self.mode == "bwrap" else Path(tempfile.mkdtemp(prefix="toolpolicy-"))
-        home = scratch or Path("/tmp")
+        home = scratch or Path(SANDBOX_HOME)
         cwd = cwd.resolve() if cwd else writable or home
         env = sandbox_env(python, str(home))
         cgroups = create_run_cgroups(self.limits.pids, self.limits.memory_bytes)

@@ -240,8 +240,11 @@ for path in ("/usr/{name}", "/etc/{name}", {str(CHECKOUT / name)!r}):
 """
     data = execute(sandbox, code, timeout=10)["data"]
     assert data["exit_code"] == 0, data["stderr"]
-    usr, etc, checkout = data["stdout"].split()
-    assert (usr, etc) == ("EROFS", "EROFS") and checkout in ("EROFS", "ENOENT")
+    usr, etc, checkout = data["stdout"].splitlines()
+    assert (usr, etc) == ("EROFS", "EROFS")
+    # A checkout under the host's /tmp shows up as an empty mount point on the private /tmp:
+    # writable there, but nothing reaches the host (checked below).
+    assert checkout in ("EROFS", "ENOENT") or str(CHECKOUT).startswith("/tmp/")
     leaks = [Path("/tmp", name), Path("/usr", name), Path("/etc", name), CHECKOUT / name]
     assert [p for p in leaks if p.exists()] == []
     shell = run_test(ws, sandbox, f"touch made.txt && touch /usr/{name}", timeout=10)["data"]
