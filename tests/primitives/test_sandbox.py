@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from proc_helpers import daemonizer_code, probe_cgroups, processes_with
 
 from pytest_toolpolicy.primitives import cgroups
 from pytest_toolpolicy.primitives.capture import CappedBuffer
-from pytest_toolpolicy.primitives.cgroups import CGROUP_ROOT, create_run_cgroups
+from pytest_toolpolicy.primitives.cgroups import CGROUP_ROOT
 from pytest_toolpolicy.primitives.sandbox import (
     RunResult,
     Sandbox,
@@ -123,27 +124,14 @@ def test_merged_stderr_comes_in_order(sandbox: Sandbox):
 
 def test_timeout_kills_the_whole_tree(sandbox: Sandbox):
     marker = f"3600.{uuid.uuid4().int % 10**9:09d}"  # a unique `sleep` duration in every cmdline
-    code = f"""
-import os, subprocess
-subprocess.Popen(["sh", "-c", "sleep {marker}; true"])  # a child with a grandchild
-ready, up = os.pipe()
-if os.fork() == 0:  # a daemon: double fork, new session
-    os.setsid()
-    if os.fork() == 0:
-        os.write(up, b"1")
-        os.execv("/bin/sleep", ["sleep", "{marker}"])
-    os._exit(0)
-os.read(ready, 1)
-print("all started", flush=True)
-os.execv("/bin/sleep", ["sleep", "{marker}"])
-"""
-    if sandbox.mode == "degraded" and not _pids_cgroup_writable():
+    code = daemonizer_code(marker)
+    if sandbox.mode == "degraded" and not probe_cgroups().pids_limited:
         pytest.skip("degraded mode reaches a setsid daemon only through a pids cgroup")
     result = run_py(sandbox, code, timeout=2)
     assert result.stdout == b"all started\n"
     assert result.timed_out and result.exit_code == 137
     assert "timed out after 2s; process tree killed" in result.notes
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_run_cgroups_are_removed_afterwards(sandbox: Sandbox):
@@ -158,7 +146,7 @@ def test_without_cgroups_the_run_says_what_is_missing_and_still_kills_the_group(
     marker = f"3600.{uuid.uuid4().int % 10**9:09d}"
     code = f"import subprocess\nsubprocess.Popen(['sh', '-c', 'sleep {marker}; true'])\nwhile True: pass"
     result = run_py(Sandbox.select("degraded"), code, timeout=2)
-    assert result.timed_out and _processes_with(marker) == []
+    assert result.timed_out and processes_with(marker) == []
     assert "no process limit applies (RLIMIT_NPROC does not bind root)" in result.notes
     assert "memory bounded only by RLIMIT_AS" in result.notes
     assert "descendants that left the process group (setsid) may survive" in result.notes
@@ -181,7 +169,7 @@ if os.fork() == 0:
     os._exit(0)
 """
     result = run_py(Sandbox.select("degraded"), code)
-    assert result.exit_code == 0 and _processes_with(marker) == []
+    assert result.exit_code == 0 and processes_with(marker) == []
     assert "descendants that left the process group (setsid) may survive" not in result.notes
     assert list(unified.glob(f"toolpolicy-{os.getpid()}-*")) == []
 
@@ -228,20 +216,3 @@ def test_capped_buffer_keeps_head_and_tail_within_the_cap(cap: int, tail: int, c
         )
         for h in range(kept + 1)
     )
-
-
-def _pids_cgroup_writable() -> bool:
-    cgroups = create_run_cgroups(pids_max=8, memory_bytes=64 << 20)
-    cgroups.destroy()
-    return cgroups.pids_limited
-
-
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if marker.encode() in cmdline.read_bytes():
-                found.append(int(cmdline.parent.name))
-        except OSError:
-            continue
-    return found

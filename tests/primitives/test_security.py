@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from proc_helpers import daemonizer_code, probe_cgroups, processes_with
 
 from pytest_toolpolicy.primitives.bwrap import python_prefixes
-from pytest_toolpolicy.primitives.cgroups import create_run_cgroups
 from pytest_toolpolicy.primitives.execute import execute
 from pytest_toolpolicy.primitives.run_test import run_test
 from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxLimits, SandboxUnavailable
@@ -165,21 +165,21 @@ print(len(seen), any(b"{marker}" in c for c in seen))
 
 def test_execute_cannot_outlive_its_timeout(sandbox: Sandbox):
     marker = f"3600.{uuid.uuid4().int % 10**9:09d}"
-    data = execute(sandbox, _daemonizer(marker), timeout=2)["data"]
+    data = execute(sandbox, daemonizer_code(marker), timeout=2)["data"]
     assert data["stdout"] == "all started\n" and data["timed_out"]
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_run_test_cannot_outlive_its_timeout(sandbox: Sandbox, ws: Path):
     marker = f"3600.{uuid.uuid4().int % 10**9:09d}"
-    (ws / "hang.py").write_text(_daemonizer(marker))
+    (ws / "hang.py").write_text(daemonizer_code(marker))
     data = run_test(ws, sandbox, "python hang.py", timeout=2)["data"]
     assert data["output"] == "all started\n" and data["timed_out"] and not data["passed"]
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_fork_bomb_is_bounded_by_the_pids_limit(sandbox: Sandbox):
-    if not _cgroups().pids_limited:
+    if not probe_cgroups().pids_limited:
         pytest.skip("no pids cgroup here, and RLIMIT_NPROC does not bind root")
     counter = """
 import os, time
@@ -204,7 +204,7 @@ except OSError as exc:
     )
     data = execute(sandbox, relaunch, timeout=2)["data"]
     assert data["timed_out"]
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
     assert subprocess.run(["true"]).returncode == 0  # the harness can still start processes
 
 
@@ -215,7 +215,7 @@ def test_allocating_the_machine_fails_inside_only(sandbox: Sandbox):
 
 
 def test_memory_cgroup_kills_what_rlimit_as_lets_through(sandbox: Sandbox):
-    if not _cgroups().memory_limited:
+    if not probe_cgroups().memory_limited:
         pytest.skip("no memory cgroup here; only RLIMIT_AS bounds memory")
     small = Sandbox("bwrap", bwrap=sandbox.bwrap, limits=SandboxLimits(memory_bytes=256 << 20))
     code = (
@@ -273,25 +273,7 @@ def test_degraded_mode_still_scrubs_and_kills(monkeypatch: pytest.MonkeyPatch):
     code = f"import subprocess\nsubprocess.Popen(['sh', '-c', 'sleep {marker}; true'])\nwhile True: pass"
     data = execute(degraded, code, timeout=2)["data"]
     assert data["timed_out"] and data["sandbox"] == "degraded"
-    assert _processes_with(marker) == []
-
-
-def _daemonizer(marker: str) -> str:
-    """Code that starts a child with a grandchild and a double-forked setsid daemon, then hangs."""
-    return f"""
-import os, subprocess
-subprocess.Popen(["sh", "-c", "sleep {marker}; true"])
-ready, up = os.pipe()
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        os.write(up, b"1")
-        os.execv("/bin/sleep", ["sleep", "{marker}"])
-    os._exit(0)
-os.read(ready, 1)
-print("all started", flush=True)
-os.execv("/bin/sleep", ["sleep", "{marker}"])
-"""
+    assert processes_with(marker) == []
 
 
 def _visible_children(directory: Path) -> list[str] | str:
@@ -300,20 +282,3 @@ def _visible_children(directory: Path) -> list[str] | str:
     below = [Path(p) for p in python_prefixes(sys.executable) if Path(p).is_relative_to(directory)]
     children = sorted({p.relative_to(directory).parts[0] for p in below if p != directory})
     return children or "FileNotFoundError"
-
-
-def _cgroups():
-    cgroups = create_run_cgroups(pids_max=8, memory_bytes=64 << 20)
-    cgroups.destroy()
-    return cgroups
-
-
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if marker.encode() in cmdline.read_bytes():
-                found.append(int(cmdline.parent.name))
-        except OSError:
-            continue
-    return found
