@@ -28,9 +28,6 @@ def toolpolicy_toolbox(tmp_path: Path) -> Callable[[dict[str, str]], Toolbox]:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         root.mkdir(exist_ok=True)
-        workspace = Workspace.create(root)
-        box = Toolbox(root)
-        box.workspace = workspace
-        return box
+        return Toolbox(root, workspace=Workspace.create(root))
 
     return make

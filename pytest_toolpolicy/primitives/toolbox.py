@@ -33,6 +33,7 @@ class Toolbox:
         sandbox: Sandbox | None = None,
         python: str | None = None,
         code_search: CodeSearch | None = None,
+        workspace: Workspace | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
@@ -42,7 +43,7 @@ class Toolbox:
         self.python = python  # the interpreter tests run with; None = this one
         self._sandbox = sandbox
         self._code_search = code_search
-        self.workspace: Workspace | None = None  # set by whoever opened one over this root
+        self.workspace = workspace  # checkpoints and the patch, when the root is under git
 
     @property
     def sandbox(self) -> Sandbox:
