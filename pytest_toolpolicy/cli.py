@@ -36,6 +36,32 @@ def _primitive(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _complete(ns: argparse.Namespace) -> int:
+    from .models import CacheError, ModelError, ModelRequest, PriceError, build_model, load_prices
+
+    try:
+        model = build_model(
+            ns.model,
+            base_url=ns.base_url,
+            api_key_env=ns.api_key_env,
+            prices=load_prices(ns.prices),
+            cache_path=ns.cache,
+            cache_mode=ns.cache_mode,
+            timeout=ns.timeout,
+        )
+    except (ValueError, NotImplementedError, PriceError, CacheError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    messages = ({"role": "user", "content": ns.prompt},)
+    request = ModelRequest(messages, max_completion_tokens=ns.max_tokens, item="cli")
+    try:
+        completion = model.complete(request)
+    except ModelError as exc:
+        print(f"toolpolicy: model_error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(completion.record(), indent=2, ensure_ascii=False))
+    return 0
+
+
 def _demo(ns: argparse.Namespace) -> int:
     from .demo import run
 
@@ -49,6 +75,19 @@ def build_parser() -> argparse.ArgumentParser:
     prim.add_argument("--workspace", required=True, help="the workspace directory")
     prim.add_argument("request", help='{"tool": NAME, "args": {...}} as JSON, or - for stdin')
     prim.set_defaults(func=_primitive)
+    comp = sub.add_parser(
+        "complete", help="send one prompt to a model and print the completion, usage and cost"
+    )
+    comp.add_argument("--model", required=True, help="openai:<model>, scripted:<file>, sim[:...]")
+    comp.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+    comp.add_argument("--api-key-env", help="variable holding the API key (OPENAI_API_KEY)")
+    comp.add_argument("--prices", help="a TOML price file overriding the shipped prices")
+    comp.add_argument("--cache", help="record/replay cache file (SQLite)")
+    comp.add_argument("--cache-mode", choices=("off", "record", "replay"), default="off")
+    comp.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
+    comp.add_argument("--max-tokens", type=int, default=256, help="max_completion_tokens")
+    comp.add_argument("prompt", help="the user message")
+    comp.set_defaults(func=_complete)
     demo = sub.add_parser("demo", help="a short tour of the primitives on a bundled example repo")
     demo.set_defaults(func=_demo)
     return parser

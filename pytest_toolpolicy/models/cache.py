@@ -1,0 +1,140 @@
+"""Record/replay in front of any model, so a team records once and CI replays for free.
+
+Modes: ``off`` calls the inner model and touches no file; ``record`` reads through (a hit is
+served from the file, a miss calls the inner model and stores its answer); ``replay`` serves hits
+only, and a miss is a ``ModelError`` naming item, turn and model, so CI never spends money by
+accident.
+
+The key is the sha256 of a canonical JSON of the model id, the messages and the request
+parameters; the request's ``item`` and ``turn`` are not part of it, so a counterfactual rerun that
+makes the same earlier calls is served from the cache. The first completion recorded for a key is
+the one every later identical request gets, however often and wherever it recurs: the same prompt
+at two turns returns the same text twice. (Two processes missing the same key at once each return
+their own fresh answer; the file keeps whichever was stored first.)
+
+A served completion keeps its original usage, cost and latency and is flagged ``replayed=True``,
+so reports can show what a run would have cost live and, apart, what it spent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Literal, get_args
+
+from .base import Completion, Model, ModelError, ModelRequest
+from .cachefile import CacheEntry, CacheError, CacheFile
+
+__all__ = ["CacheEntry", "CacheError", "CacheMode", "CacheStats", "CachedModel", "request_key"]
+
+CacheMode = Literal["off", "record", "replay"]
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    hits: int = 0
+    misses: int = 0
+    # Misses this process answered and wrote; a miss another writer stored first is not counted.
+    stored: int = 0
+
+
+def request_key(model: str, request: ModelRequest) -> tuple[str, str]:
+    """The cache key of ``request`` to ``model``, and the canonical JSON it hashes."""
+    payload = {
+        "model": model,
+        "messages": [dict(message) for message in request.messages],
+        "params": request.params(),
+    }
+    canonical = json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest(), canonical
+
+
+class CachedModel:
+    """A ``Model`` that records the answers of ``inner`` into ``path`` or replays them from it.
+
+    ``inner`` may be None in replay mode; ``name`` (the model id in the key) then has to be
+    given, and otherwise defaults to ``inner.name``.
+    """
+
+    def __init__(
+        self,
+        inner: Model | None,
+        path: str | os.PathLike[str],
+        mode: CacheMode,
+        *,
+        name: str | None = None,
+    ) -> None:
+        if mode not in get_args(CacheMode):
+            raise ValueError(f"cache mode must be one of off, record, replay, not {mode!r}")
+        if inner is None and mode != "replay":
+            raise ValueError(f"cache mode {mode!r} needs a model to call on a miss")
+        if name is None:
+            if inner is None:
+                raise ValueError("replaying without a model needs the model's name")
+            name = inner.name
+        self.name = name
+        self.mode: CacheMode = mode
+        self._inner = inner
+        self._lock = threading.Lock()
+        self._stats = CacheStats()
+        self.file = None if mode == "off" else CacheFile(path, create=mode == "record")
+
+    @property
+    def stats(self) -> CacheStats:
+        return self._stats
+
+    def complete(self, request: ModelRequest) -> Completion:
+        if self.file is None:
+            assert self._inner is not None
+            return self._inner.complete(request)
+        key, canonical = request_key(self.name, request)
+        with self._lock:
+            found = self.file.get(key)
+            self._count(hits=int(found is not None), misses=int(found is None))
+        if found is not None:
+            return found
+        if self.mode == "replay":
+            raise ModelError(
+                f"replay miss for item {request.item or '?'} turn {request.turn}"
+                f" (model {self.name}): no recorded completion;"
+                " record it with --toolpolicy-cache=record"
+            )
+        assert self._inner is not None
+        # Not under the lock: a slow model call must not hold up other threads' hits. A
+        # ModelError propagates from here, so a failed call is never stored.
+        completion = self._inner.complete(request)
+        with self._lock:
+            if self.file.put(key, self.name, canonical, completion):
+                self._count(stored=1)
+        return completion
+
+    def _count(self, *, hits: int = 0, misses: int = 0, stored: int = 0) -> None:
+        s = self._stats
+        self._stats = replace(
+            s, hits=s.hits + hits, misses=s.misses + misses, stored=s.stored + stored
+        )
+
+    def entries(self) -> Iterator[CacheEntry]:
+        """Every recorded entry in the file (for any model), in recording order."""
+        if self.file is None:
+            return iter(())
+        with self._lock:
+            return iter(list(self.file.entries()))
+
+    def count(self) -> int:
+        """How many entries the file holds (for any model)."""
+        if self.file is None:
+            return 0
+        with self._lock:
+            return self.file.count()
+
+    def close(self) -> None:
+        if self.file is not None:
+            with self._lock:
+                self.file.close()

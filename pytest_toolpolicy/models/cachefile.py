@@ -1,0 +1,188 @@
+"""The record/replay cache's file: plain SQLite in WAL mode, shared by concurrent processes.
+
+Schema (version 1)::
+
+    schema_version(version INTEGER NOT NULL)              -- one row
+    completions(key TEXT PRIMARY KEY,                      -- sha256 hex of `request`
+                model TEXT NOT NULL,                       -- the model id the key was made with
+                request TEXT NOT NULL,                     -- canonical JSON: model, messages, params
+                completion TEXT NOT NULL)                  -- JSON of the Completion, minus `replayed`
+
+Nothing else is written: no API key, header, path or timestamp, so a recorded file can be
+committed and replayed anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from .base import Completion, Usage
+
+SCHEMA_VERSION = 1
+
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS completions (key TEXT PRIMARY KEY, model TEXT NOT NULL,"
+    " request TEXT NOT NULL, completion TEXT NOT NULL)",
+)
+_USAGE_FIELDS = {f.name for f in fields(Usage)}
+_COMPLETION_FIELDS = {f.name for f in fields(Completion)} - {"usage", "replayed"}
+# Connections inherited across fork(): never used again, and never closed either, since a
+# close in the child could act on the parent's database state. Kept here so GC does not close them.
+_ABANDONED: list[sqlite3.Connection] = []
+
+
+class CacheError(Exception):
+    """The cache file cannot be used: missing for replay, not a cache, or an unknown schema."""
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    key: str
+    model: str
+    request: dict[str, Any]
+    completion: Completion
+
+
+class CacheFile:
+    """One cache file; each process (and each fork) opens its own connection on first use."""
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool) -> None:
+        self.path = Path(path)
+        self._create = create
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+        if not create and not self.path.is_file():
+            raise CacheError(
+                f"no cache file at {self.path}; record one with --toolpolicy-cache=record"
+            )
+        self._connection()  # a bad file is an error when the run starts, not at its first call
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None or self._pid != os.getpid():
+            if self._conn is not None:
+                _ABANDONED.append(self._conn)
+            self._conn, self._pid = self._open(), os.getpid()
+        return self._conn
+
+    def _open(self) -> sqlite3.Connection:
+        if self._create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        for attempt in range(1, 51):
+            conn = sqlite3.connect(
+                self.path, timeout=60, isolation_level=None, check_same_thread=False
+            )
+            try:
+                self._setup(conn)
+                return conn
+            except BaseException as exc:
+                conn.close()
+                # Processes creating one fresh database together can be refused ("database is
+                # locked") without the busy timeout ever applying; that race is over in moments.
+                if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc) and attempt < 50:
+                    time.sleep(0.01 * attempt)
+                    continue
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise CacheError(f"cannot open cache file {self.path}: {exc}") from exc
+                if isinstance(exc, sqlite3.DatabaseError):
+                    raise CacheError(f"{self.path} is not a cache file: {exc}") from exc
+                raise
+        raise AssertionError("unreachable")
+
+    def _setup(self, conn: sqlite3.Connection) -> None:
+        if self._create:
+            conn.execute("PRAGMA synchronous=NORMAL")
+            # Only an empty file is made into a cache: never add tables to someone else's database.
+            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                _create_schema(conn)
+        try:
+            versions = [row[0] for row in conn.execute("SELECT version FROM schema_version")]
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            raise sqlite3.DatabaseError("it has no schema_version table") from exc
+        if versions != [SCHEMA_VERSION]:
+            found = ", ".join(map(str, versions)) or "none"
+            raise CacheError(
+                f"cache file {self.path} has schema version {found}; this version of"
+                f" pytest-toolpolicy reads version {SCHEMA_VERSION} only: re-record it"
+            )
+
+    def get(self, key: str) -> Completion | None:
+        """The stored completion for ``key``, flagged ``replayed=True``."""
+        sql = "SELECT completion FROM completions WHERE key = ?"
+        row = self._connection().execute(sql, (key,)).fetchone()
+        return None if row is None else _load(row[0])
+
+    def put(self, key: str, model: str, request: str, completion: Completion) -> bool:
+        """Store a completion unless one is already stored under ``key``; True if stored."""
+        conn = self._connection()
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO completions (key, model, request, completion) VALUES (?,?,?,?)",
+            (key, model, request, _dump(completion)),
+        )
+        if cursor.rowcount != 1:
+            return False
+        # Keep the main file current, so copying it alone (to commit it) loses nothing even
+        # while a recorder is still running or was killed before it could close.
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        return True
+
+    def entries(self) -> Iterator[CacheEntry]:
+        """Every stored entry, in the order it was recorded."""
+        sql = "SELECT key, model, request, completion FROM completions ORDER BY rowid"
+        rows = self._connection().execute(sql).fetchall()
+        for key, model, request, completion in rows:
+            yield CacheEntry(key, model, json.loads(request), _load(completion))
+
+    def count(self) -> int:
+        return self._connection().execute("SELECT count(*) FROM completions").fetchone()[0]
+
+    def close(self) -> None:
+        if self._conn is not None:
+            if self._pid == os.getpid():
+                self._conn.close()
+            else:
+                _ABANDONED.append(self._conn)
+        self._conn = None
+
+
+def _create_schema(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("BEGIN IMMEDIATE")  # other processes may be making the same file right now
+    try:
+        for table in _TABLES:
+            conn.execute(table)
+        if conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:
+            conn.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")  # see CacheFile.put()
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _dump(completion: Completion) -> str:
+    data = asdict(completion)
+    del data["replayed"]
+    return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+
+def _load(text: str) -> Completion:
+    data = json.loads(text)
+    # Fields a later version added or dropped are tolerated, so old recordings stay readable.
+    usage = Usage(**{k: v for k, v in data.pop("usage").items() if k in _USAGE_FIELDS})
+    known = {k: v for k, v in data.items() if k in _COMPLETION_FIELDS}
+    return Completion(**known, usage=usage, replayed=True)

@@ -1,0 +1,200 @@
+"""``openai:<model>``: any OpenAI-compatible chat-completions endpoint, through the official SDK.
+
+OpenAI, DeepSeek, vLLM, a llama.cpp server and Ollama all speak this API. The SDK retries 429,
+408/409, 5xx, timeouts and connection errors ``max_retries`` times with exponential backoff
+(0.5 s doubling, at most 8 s, with jitter) or the server's ``retry-after(-ms)`` when that is at
+most 2 minutes; past that, a ``ModelError`` names the reason. ``latency_s`` is the wall time of
+the whole call, retries included.
+
+The token limit goes out as ``max_completion_tokens`` to OpenAI itself, which refuses
+``max_tokens`` for its reasoning models. Other endpoints get both names with the same value:
+several still read only ``max_tokens`` and ignore the newer name, which would silently lift the
+limit. An endpoint that rejects one of the names (a 400/422 naming it) is asked once more
+without it, and this model keeps to what worked.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import re
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import openai
+
+from .base import Completion, ModelError, ModelRequest, Usage
+from .openai_errors import MalformedResponse, describe_failure, scrub
+from .prices import PriceTable
+from .usage import usage_from
+
+log = logging.getLogger(__name__)
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+_LIMIT_NAMES = ("max_completion_tokens", "max_tokens")
+_REFUSED_PARAM = re.compile(
+    r"unsupported|not supported|unrecognized|unknown|extra|not permitted|not allowed|unexpected",
+    re.IGNORECASE,
+)
+# A local server needs no key, but the SDK insists on one.
+_PLACEHOLDER_KEY = "no-key"
+
+
+class OpenAIModel:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60,
+        max_retries: int = 4,
+        prices: PriceTable,
+    ) -> None:
+        if not model:
+            raise ValueError("openai: needs a model name, e.g. openai:gpt-4o-mini")
+        if timeout <= 0 or max_retries < 0:
+            raise ValueError("timeout must be > 0 and max_retries >= 0")
+        self.model = model
+        self.name = f"openai:{model}"
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.prices = prices
+        self._limits = (
+            _LIMIT_NAMES[:1]
+            if urlsplit(self.base_url).hostname == "api.openai.com"
+            else _LIMIT_NAMES
+        )
+        self._client: openai.OpenAI | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAIModel(model={self.model!r}, base_url={self.base_url!r},"
+            f" api_key_env={self.api_key_env!r}, timeout={self.timeout!r},"
+            f" max_retries={self.max_retries!r})"
+        )
+
+    @property
+    def is_local(self) -> bool:
+        host = urlsplit(self.base_url).hostname or ""
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+    def complete(self, request: ModelRequest) -> Completion:
+        key = self._api_key()
+        client = self._client_for(key)
+        started = time.perf_counter()
+        failure = None
+        try:
+            text, usage, extra = _read_reply(self._create(client, request))
+        except (openai.OpenAIError, ValueError) as exc:
+            failure = describe_failure(
+                exc,
+                secret=key,
+                max_retries=self.max_retries,
+                timeout=self.timeout,
+                api_key_env=self.api_key_env,
+            )
+        latency = time.perf_counter() - started
+        # Raised outside the handler, so the SDK's exception (holding the request and its
+        # Authorization header) is not chained to ours.
+        if failure is not None:
+            raise ModelError(scrub(f"{self.name} at {self.base_url}: {failure}", key))
+        return Completion(
+            text=scrub(text, key),
+            usage=usage,
+            cost_usd=self.prices.cost(self.model, usage),
+            latency_s=latency,
+            model=self.name,
+            extra={name: scrub(value, key) for name, value in extra.items()},
+        )
+
+    def _api_key(self) -> str:
+        key = os.environ.get(self.api_key_env, "")
+        if key:
+            return key
+        if self.is_local:
+            return _PLACEHOLDER_KEY
+        raise ModelError(
+            f"{self.name} at {self.base_url}: no API key; set the environment variable"
+            f" {self.api_key_env} (a server that needs no key accepts any value)"
+        )
+
+    def _client_for(self, key: str) -> openai.OpenAI:
+        with self._lock:
+            if self._client is None or self._client.api_key != key:
+                self._client = openai.OpenAI(
+                    api_key=key,
+                    base_url=self.base_url,
+                    timeout=self.timeout,
+                    max_retries=self.max_retries,
+                )
+            return self._client
+
+    def _create(self, client: openai.OpenAI, request: ModelRequest) -> Any:
+        limits = self._limits
+        try:
+            return self._send(client, request, limits)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            fallback = _without_refused_limit(exc, limits)
+            if fallback is None:
+                raise
+        response = self._send(client, request, fallback)
+        log.info("%s: %s refused %s; sending %s", self.name, self.base_url, limits, fallback)
+        self._limits = fallback
+        return response
+
+    def _send(self, client: openai.OpenAI, request: ModelRequest, limits: tuple[str, ...]) -> Any:
+        params = request.params()
+        limit = params.pop("max_completion_tokens")
+        return client.chat.completions.create(
+            model=self.model,
+            messages=[dict(message) for message in request.messages],
+            **params,
+            **dict.fromkeys(limits, limit),
+        )
+
+
+def _read_reply(response: Any) -> tuple[str, Usage, dict[str, str]]:
+    """Text, usage and the notable extras of a chat completion, or ``MalformedResponse``."""
+    if isinstance(response, str):  # the SDK's answer to a body that was not JSON
+        raise MalformedResponse(f"not a chat completion: {response!r}")
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise MalformedResponse("no choices")
+    message = getattr(choices[0], "message", None)
+    text = getattr(message, "content", None)
+    if message is None or not isinstance(text, (str, type(None))):
+        raise MalformedResponse("the first choice has no message")
+    extra = {
+        "finish_reason": getattr(choices[0], "finish_reason", None),
+        "served_model": getattr(response, "model", None),
+    }
+    usage = usage_from(getattr(response, "usage", None))
+    return text or "", usage, {k: v for k, v in extra.items() if isinstance(v, str)}
+
+
+def _without_refused_limit(
+    exc: openai.APIStatusError, sent: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """The token-limit names to retry with when ``exc`` refuses one of ``sent``, else None."""
+    text = f"{exc.message} {exc.body}"
+    if not _REFUSED_PARAM.search(text):
+        return None
+    # "Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead" names both:
+    # the refused one is the error's `param`, or else the one named first.
+    mentioned = {m.start(): name for name in sent for m in re.finditer(rf"\b{name}\b", text)}
+    refused = exc.param if exc.param in sent else mentioned[min(mentioned)] if mentioned else None
+    if refused is None:
+        return None
+    return tuple(name for name in _LIMIT_NAMES if name != refused)

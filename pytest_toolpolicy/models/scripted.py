@@ -1,0 +1,112 @@
+"""A model that answers from a script, for users' tests and ours (spec ``scripted:<file>``).
+
+A script is a JSON-lines file, one reply per line, or a Python list. A reply is either a JSON
+string (the reply text) or an object ``{"text": ..., "usage": {...}, "cost_usd": ...,
+"latency_s": ...}`` where all but ``text`` are optional. Replies are handed out in order whatever
+the request says.
+
+A scripted reply costs nothing, so ``cost_usd`` is 0.0 unless the script says otherwise (``null``
+for a test of an unknown price); likewise no tokens are used unless ``usage`` gives them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from .base import Completion, ModelError, ModelRequest, Usage
+
+_REPLY_KEYS = {"text", "usage", "cost_usd", "latency_s"}
+_USAGE_KEYS = {f.name for f in fields(Usage)}
+
+
+class ScriptError(ValueError):
+    """A script that cannot be read: a malformed line or reply, named by file and line."""
+
+
+class ScriptedModel:
+    def __init__(
+        self, replies: Sequence[str | Mapping[str, Any]] | os.PathLike[str], name: str = "scripted"
+    ) -> None:
+        if isinstance(replies, str):
+            raise TypeError("ScriptedModel takes a list of replies or a Path; use from_file(path)")
+        self.name = name
+        if isinstance(replies, os.PathLike):
+            self._replies = _read_script(Path(replies), name)
+        else:
+            self._replies = [_to_completion(r, name, f"reply {i}") for i, r in enumerate(replies)]
+        self._used = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], name: str = "scripted") -> ScriptedModel:
+        return cls(Path(path), name=name)
+
+    @property
+    def used(self) -> int:
+        return self._used
+
+    @property
+    def remaining(self) -> int:
+        return len(self._replies) - self._used
+
+    def complete(self, request: ModelRequest) -> Completion:
+        with self._lock:
+            if self._used == len(self._replies):
+                raise ModelError(
+                    f"scripted model has no reply left for item {request.item or '?'}"
+                    f" turn {request.turn} (used {self._used} of {len(self._replies)})"
+                )
+            self._used += 1
+            return self._replies[self._used - 1]
+
+
+def _read_script(path: Path, name: str) -> list[Completion]:
+    replies = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                reply = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ScriptError(f"{where}: not a JSON value: {exc.msg}") from None
+            replies.append(_to_completion(reply, name, where))
+    return replies
+
+
+def _to_completion(reply: Any, name: str, where: str) -> Completion:
+    if isinstance(reply, str):
+        return Completion(text=reply, usage=Usage(), cost_usd=0.0, latency_s=0.0, model=name)
+    if not isinstance(reply, Mapping) or not isinstance(reply.get("text"), str):
+        raise ScriptError(f"{where}: a reply is a string or an object with a string 'text'")
+    unknown = set(reply) - _REPLY_KEYS
+    usage = reply.get("usage", {})
+    if not isinstance(usage, Mapping):
+        raise ScriptError(f"{where}: 'usage' must be an object")
+    unknown |= {f"usage.{key}" for key in set(usage) - _USAGE_KEYS}
+    if unknown:
+        raise ScriptError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    cost = reply.get("cost_usd", 0.0)
+    latency = reply.get("latency_s", 0.0)
+    if not (cost is None or _is_number(cost)) or not _is_number(latency):
+        raise ScriptError(f"{where}: 'cost_usd' and 'latency_s' must be numbers")
+    if not all(isinstance(v, int) for k, v in usage.items() if k != "estimated"):
+        raise ScriptError(f"{where}: token counts in 'usage' must be integers")
+    return Completion(
+        text=reply["text"],
+        usage=Usage(**usage),
+        cost_usd=None if cost is None else float(cost),
+        latency_s=float(latency),
+        model=name,
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -1,0 +1,108 @@
+"""Model spec strings, shared by the plugin and the CLI: parse one, build the model it names.
+
+``openai:<model>`` is any OpenAI-compatible endpoint (OpenAI, DeepSeek, vLLM, llama.cpp, Ollama);
+``scripted:<file>`` replies from a JSON-lines file; ``sim`` and ``sim:<profile-or-file>`` are the
+fault-injecting simulator.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal, cast, get_args
+
+from .base import Model
+from .prices import PriceTable, load_prices
+
+ModelKind = Literal["openai", "scripted", "sim"]
+ACCEPTED_FORMS = "openai:<model>, scripted:<file>, sim, sim:<profile-or-file>"
+_CACHE_MODES = ("off", "record", "replay")
+_WHAT = {
+    "openai": "model after openai:",
+    "scripted": "file after scripted:",
+    "sim": "profile after sim:",
+}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    kind: ModelKind
+    arg: str | None = None  # the model name, script file, or sim profile
+
+    def __str__(self) -> str:
+        return self.kind if self.arg is None else f"{self.kind}:{self.arg}"
+
+
+def parse_model_spec(text: str) -> ModelSpec:
+    text = text.strip()
+    if text == "sim":
+        return ModelSpec("sim")
+    kind, colon, arg = text.partition(":")
+    arg = arg.strip()
+    if kind in get_args(ModelKind):
+        if arg:
+            return ModelSpec(cast(ModelKind, kind), arg)
+        raise ValueError(f"model spec {text!r} names no {_WHAT[kind]}; accepted: {ACCEPTED_FORMS}")
+    # A bare model name, or a provider as prefix ("deepseek:..."), is most likely meant for openai:.
+    guess = arg if colon else text
+    hint = f" (did you mean openai:{guess}?)" if guess and " " not in guess else ""
+    raise ValueError(f"unknown model spec {text!r}{hint}; accepted: {ACCEPTED_FORMS}")
+
+
+def build_model(
+    spec: str | ModelSpec,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    prices: PriceTable | None = None,
+    cache_path: str | os.PathLike[str] | None = None,
+    cache_mode: str = "off",
+    timeout: float = 60,
+    max_retries: int = 4,
+) -> Model:
+    """The model ``spec`` names, behind the record/replay cache unless ``cache_mode`` is off.
+
+    Building reads no API key: ``openai:`` reads it at each call, so a replay needs none.
+    """
+    if isinstance(spec, str):
+        spec = parse_model_spec(spec)
+    if cache_mode not in _CACHE_MODES:
+        raise ValueError(f"cache mode must be one of {', '.join(_CACHE_MODES)}, not {cache_mode!r}")
+    if cache_mode != "off" and cache_path is None:
+        raise ValueError(f"cache mode {cache_mode!r} needs a cache file path")
+    model = _backend(spec, base_url, api_key_env, prices, timeout, max_retries)
+    if cache_mode == "off":
+        return model
+    from .cache import CachedModel, CacheMode
+
+    return CachedModel(model, cache_path, cast(CacheMode, cache_mode))
+
+
+def _backend(
+    spec: ModelSpec,
+    base_url: str | None,
+    api_key_env: str | None,
+    prices: PriceTable | None,
+    timeout: float,
+    max_retries: int,
+) -> Model:
+    arg = spec.arg or ""
+    if spec.kind == "openai":
+        from .openai_model import OpenAIModel
+
+        return OpenAIModel(
+            arg,
+            base_url=base_url,
+            api_key_env=api_key_env or "OPENAI_API_KEY",
+            timeout=timeout,
+            max_retries=max_retries,
+            prices=prices if prices is not None else load_prices(),
+        )
+    if spec.kind == "scripted":
+        from .scripted import ScriptedModel
+
+        return ScriptedModel.from_file(arg)
+    raise NotImplementedError(
+        f"model spec {str(spec)!r} is recognised, but the sim backend is not built yet"
+        " (it comes with the baseline-loop issue); use scripted:<file> or openai:<model>"
+    )
