@@ -36,6 +36,42 @@ def _primitive(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _call(ns: argparse.Namespace) -> int:
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from .policy.config import PolicyConfig
+    from .policy.ledger import Ledger
+    from .policy.step import step
+    from .primitives import PrimitiveError, Toolbox, Workspace, WorkspaceError
+
+    reply = sys.stdin.read() if ns.reply == "-" else ns.reply
+    try:
+        root = Path(ns.workspace)
+        workspace = Workspace(root) if (root / ".git").exists() else None
+        box = Toolbox(root, workspace=workspace)
+        config = PolicyConfig.from_env()
+    except (PrimitiveError, WorkspaceError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    ledger = Ledger()
+    ledger_path = Path(ns.ledger) if ns.ledger else None
+    if ledger_path and ledger_path.exists():
+        try:
+            ledger = Ledger.from_dict(json.loads(ledger_path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"cannot read ledger {ledger_path}: {exc}") from None
+    result, ledger = step(reply, box, ledger, config)
+    if ledger_path:
+        # Written whole or not at all: an interrupted call never leaves half a ledger.
+        fd, tmp = tempfile.mkstemp(dir=ledger_path.parent or ".", prefix=".ledger-")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(ledger.to_dict(), handle, default=str)
+        os.replace(tmp, ledger_path)
+    print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    return 0
+
+
 def _complete(ns: argparse.Namespace) -> int:
     from .models import CacheError, ModelError, ModelRequest, PriceError, build_model, load_prices
 
@@ -75,6 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
     prim.add_argument("--workspace", required=True, help="the workspace directory")
     prim.add_argument("request", help='{"tool": NAME, "args": {...}} as JSON, or - for stdin')
     prim.set_defaults(func=_primitive)
+    call = sub.add_parser(
+        "call", help="run one model reply through validation, execution and the trust gate"
+    )
+    call.add_argument("--workspace", required=True, help="the workspace directory")
+    call.add_argument("--ledger", help="a JSON file keeping the ledgers between calls")
+    call.add_argument(
+        "reply", help='the model\'s reply, e.g. {"tool": ..., "args": {...}}; - for stdin'
+    )
+    call.set_defaults(func=_call)
     comp = sub.add_parser(
         "complete", help="send one prompt to a model and print the completion, usage and cost"
     )

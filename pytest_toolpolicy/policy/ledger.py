@@ -1,0 +1,47 @@
+"""The observation ledger and the evidence ledger, as one immutable value.
+
+``append`` returns a new ledger, so every stage stays a pure function of its inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from ..types import Observation
+
+
+@dataclass(frozen=True)
+class Ledger:
+    entries: tuple[Observation, ...] = ()
+    evidence: frozenset[str] = field(default_factory=frozenset)  # selectors a read/search cited
+    fired: frozenset[str] = field(default_factory=frozenset)  # trigger condition keys
+
+    def append(self, *observations: Observation) -> Ledger:
+        cited = {s for o in observations if o.trust == "trusted" for s in o.cites}
+        return replace(self, entries=self.entries + observations, evidence=self.evidence | cited)
+
+    def mark_fired(self, key: str) -> Ledger:
+        return replace(self, fired=self.fired | {key})
+
+    @property
+    def latest(self) -> Observation | None:
+        return self.entries[-1] if self.entries else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "entries": [asdict(e) for e in self.entries],
+            "evidence": sorted(self.evidence),
+            "fired": sorted(self.fired),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Ledger:
+        entries = tuple(
+            Observation(**{**e, "cites": tuple(e.get("cites", ()))}) for e in data["entries"]
+        )
+        return cls(entries, frozenset(data["evidence"]), frozenset(data["fired"]))
+
+    def collapsed(self, window: int = 20) -> list[str]:
+        """The last ``window`` entries, one line each (spec §5)."""
+        return [entry.line() for entry in self.entries[-window:]]

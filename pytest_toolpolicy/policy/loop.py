@@ -1,0 +1,273 @@
+"""The candidate loop: observe → select → validate → execute → trust gate → observe (spec §3–§6).
+
+Everything here but ``select`` is deterministic. A patch is *fully formed* when, after one or more
+committed edits, the model's next action is anything other than ``edit_entity`` (another tool, a
+no-op turn, ``ask_user`` or ``stop``), or the run ends for any reason: the post-patch test fires
+then, before that action runs or the loop halts, so the ledger always holds the real test result
+of the final patch. It fires at most once per patch (keyed by the workspace's content hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..models.base import Completion, Model, ModelError
+from ..models.budget import Budget
+from ..primitives.toolbox import Toolbox
+from ..types import Observation, Outcome, ToolCall, Trajectory, Turn
+from .config import PolicyConfig
+from .ledger import Ledger
+from .observe import observe, texts_of
+from .parse import Parsed, parse_reply
+from .prompt import build_prompt
+from .retrieve import retrieve
+from .select import select
+from .triggers import lint_trigger, symbol_trigger, test_trigger
+from .trust import trust_gate
+from .validate import rejection_observation, validate
+
+
+@dataclass(frozen=True)
+class Task:
+    instance_id: str
+    issue_text: str
+    test_target: str | None = None  # repro_target, else the FAIL_TO_PASS tests; None: no trigger
+
+
+@dataclass
+class _Run:
+    """The mutable state of one run; every stage it calls is a pure function."""
+
+    ledger: Ledger = field(default_factory=Ledger)
+    budget: Budget = field(default_factory=Budget)
+    pending_patch: bool = False
+    edits: list[str] = field(default_factory=list)
+    noops: int = 0
+
+
+class PolicyLoop:
+    def __init__(
+        self,
+        toolbox: Toolbox,
+        model: Model,
+        config: PolicyConfig | None = None,
+        *,
+        embedder: Any = None,
+        variant: str = "policy",
+    ) -> None:
+        self.toolbox = toolbox
+        self.model = model
+        self.config = config or PolicyConfig()
+        self.embedder = embedder
+        self.variant = variant
+
+    def run(self, task: Task) -> Trajectory:
+        state = _Run(budget=Budget(max_usd=self.config.max_cost_usd))
+        turns: list[Turn] = []
+        new_texts = [task.issue_text]
+        outcome: Outcome | None = None
+        for index in range(self.config.max_turns):
+            turn, outcome, new_texts = self._turn(task, state, index, new_texts)
+            turns.append(turn)
+            if outcome is not None:
+                break
+        if outcome is None:
+            outcome = Outcome(
+                "budget_exhausted", {"reason": f"turn cap {self.config.max_turns} reached"}
+            )
+        if state.pending_patch and outcome.outcome in ("budget_exhausted", "model_error"):
+            observations = self._patch_formed(task, state)
+            if observations and turns:
+                last = turns[-1]
+                turns[-1] = replace(last, observations=last.observations + tuple(observations))
+        return Trajectory(
+            instance_id=task.instance_id,
+            arm="policy",
+            variant=self.variant,
+            model=getattr(self.model, "name", "?"),
+            turns=tuple(turns),
+            outcome=outcome,
+            patch=self.toolbox.workspace.patch() if self.toolbox.workspace else "",
+            meta={
+                "gates": sorted(self.config.gates),
+                "test_target": task.test_target,
+                "budget": state.budget.record(),
+            },
+        )
+
+    # -- one turn -------------------------------------------------------------------------
+
+    def _turn(
+        self, task: Task, state: _Run, index: int, new_texts: list[str]
+    ) -> tuple[Turn, Outcome | None, list[str]]:
+        config = self.config
+        observations: list[Observation] = []
+        state.ledger, fired = symbol_trigger(new_texts, state.ledger, self.toolbox.call, config)
+        observations += fired
+        messages, completion, error = self._select(task, state, index)
+        turn = {"index": index, "prompt": messages}
+        if completion is None:
+            return _turn(turn, observations), Outcome("model_error", {"reason": error}), []
+        turn["completion"] = completion.record()
+        parsed = parse_reply(
+            completion.text,
+            serialize=config.on("serialize"),
+            affordances=config.on("noop.affordances"),
+        )
+        rejections = []
+        extra: list[dict[str, Any]] = []
+        if parsed.kind == "call":
+            rejection = validate(parsed.call, state.ledger, self.toolbox.index, config)
+            if rejection is not None:
+                # One re-selection on the same turn (spec §3.2), shown the rejection.
+                rejections.append(rejection)
+                shown = rejection_observation(rejection)
+                messages2, completion2, error = self._select(task, state, index, latest=shown)
+                if completion2 is None:
+                    turn.update(rejections=tuple(rejections))
+                    return _turn(turn, observations), Outcome("model_error", {"reason": error}), []
+                extra.append(completion2.record())
+                parsed = parse_reply(
+                    completion2.text,
+                    serialize=config.on("serialize"),
+                    affordances=config.on("noop.affordances"),
+                )
+                if parsed.kind == "call":
+                    second = validate(parsed.call, state.ledger, self.toolbox.index, config)
+                    if second is not None:
+                        rejections.append(second)
+                        observation = rejection_observation(second)
+                        state.ledger = state.ledger.append(observation)
+                        observations.append(observation)
+                        turn.update(
+                            request=parsed.call,
+                            rejections=tuple(rejections),
+                            extra_selections=tuple(extra),
+                        )
+                        return _turn(turn, observations), self._budget_outcome(state), []
+        turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
+        if parsed.kind == "noop":
+            state.noops += 1
+            observations += self._patch_formed(task, state)
+            turn["noop"] = parsed.reason
+            outcome = self._budget_outcome(state)
+            if outcome is None and state.noops >= config.max_noop_turns:
+                outcome = Outcome(
+                    "budget_exhausted", {"reason": f"{state.noops} consecutive no-op turns"}
+                )
+            return _turn(turn, observations), outcome, []
+        state.noops = 0
+        if parsed.kind == "terminal":
+            observations += self._patch_formed(task, state)
+            return _turn(turn, observations), parsed.outcome, []
+        calls = [parsed.call] if config.on("serialize") else [parsed.call, *parsed.deferred]
+        turn["request"] = parsed.call
+        if parsed.deferred and config.on("serialize"):
+            turn["deferred"] = parsed.deferred
+            names = ", ".join(c.tool for c in parsed.deferred)
+            note = Observation(
+                "deferred",
+                names,
+                "not executed: one call per turn",
+                [c.__dict__ for c in parsed.deferred],
+                source="harness",
+            )
+            state.ledger = state.ledger.append(note)
+            observations.append(note)
+        texts: list[str] = []
+        for call in calls:
+            if call is not parsed.call:
+                rejection = validate(call, state.ledger, self.toolbox.index, config)
+                if rejection is not None:
+                    observation = rejection_observation(rejection)
+                    state.ledger = state.ledger.append(observation)
+                    observations.append(observation)
+                    continue
+            executed = self._execute(task, state, call)
+            observations += executed
+            texts += [t for o in executed for t in texts_of(o)]
+        return _turn(turn, observations), self._budget_outcome(state), texts
+
+    def _select(
+        self, task: Task, state: _Run, index: int, latest: Observation | None = None
+    ) -> tuple[list[dict[str, str]], Completion | None, str | None]:
+        latest = latest or state.ledger.latest
+        latest_text = latest.line() if latest else ""
+        candidates = retrieve(task.issue_text, latest_text, self.config, self.embedder)
+        ledger = (
+            state.ledger.append(latest)
+            if latest is not state.ledger.latest and latest
+            else state.ledger
+        )
+        messages = build_prompt(
+            candidates,
+            ledger,
+            task.issue_text,
+            self.config,
+            latest=latest,
+            affordances=self.config.on("noop.affordances"),
+        )
+        try:
+            completion = select(self.model, messages, item=task.instance_id, turn=index)
+        except ModelError as exc:
+            return messages, None, str(exc)
+        state.budget = state.budget.charge(completion)
+        return messages, completion, None
+
+    def _execute(self, task: Task, state: _Run, call: ToolCall) -> list[Observation]:
+        out: list[Observation] = []
+        if call.tool != "edit_entity":
+            out += self._patch_formed(task, state)
+        state.ledger, executed, diff = execute_call(self.toolbox, state.ledger, call, self.config)
+        if diff is not None:
+            state.pending_patch = True
+            state.edits.append(diff)
+        return out + executed
+
+    def _patch_formed(self, task: Task, state: _Run) -> list[Observation]:
+        if not state.pending_patch:
+            return []
+        state.pending_patch = False
+        if not task.test_target:
+            return []
+        state.ledger, fired = test_trigger(
+            self._patch_key(state), task.test_target, state.ledger, self.toolbox.call, self.config
+        )
+        return fired
+
+    def _patch_key(self, state: _Run) -> str:
+        if self.toolbox.workspace is not None:
+            return self.toolbox.workspace.tree_hash()
+        return hashlib.sha256("\n".join(state.edits).encode()).hexdigest()
+
+    def _budget_outcome(self, state: _Run) -> Outcome | None:
+        if state.budget.exhausted:
+            return Outcome("budget_exhausted", {"reason": state.budget.reason})
+        return None
+
+
+def execute_call(
+    toolbox: Toolbox, ledger: Ledger, call: ToolCall, config: PolicyConfig
+) -> tuple[Ledger, list[Observation], str | None]:
+    """Run one validated call, pass its capture through the trust gate, and fire the post-edit
+    lint trigger when it committed an edit. Returns the ledger, the new observations, and the
+    edit's diff when an edit was committed (else None)."""
+    envelope = toolbox.call(call.tool, call.args)
+    verdict = trust_gate(call, envelope, config)
+    observation = observe(call, envelope, verdict.observation, verdict.trusted, verdict.caveat)
+    ledger = ledger.append(observation)
+    data = envelope.get("data")
+    committed = call.tool == "edit_entity" and envelope.get("ok") and isinstance(data, dict)
+    if not (committed and data.get("committed")):
+        return ledger, [observation], None
+    ledger, fired = lint_trigger(call.args["selector"], data["file"], toolbox.root, ledger, config)
+    return ledger, [observation, *fired], str(data.get("diff", ""))
+
+
+def _turn(fields: dict[str, Any], observations: list[Observation]) -> Turn:
+    return Turn(**fields, observations=tuple(observations))
+
+
+__all__ = ["Parsed", "PolicyLoop", "Task"]

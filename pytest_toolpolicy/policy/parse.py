@@ -1,0 +1,132 @@
+"""The model's reply → one call, one terminal outcome, or a no-op turn (spec §5, §3.3, §6.1).
+
+The reply shape is one JSON object ``{"tool": NAME, "args": {...}}`` with no prose. The tolerance
+allowed, and nothing more:
+
+- whitespace around the reply;
+- ONE markdown code fence around it (```` ``` ```` or ```` ```json ````, each on its own line);
+- a missing ``"args"`` reads as ``{}`` (``null`` or any other non-object is a no-op);
+- several calls — a JSON list of call objects, or JSON objects one after another — are parsed,
+  not refused: the first is the call and the rest come back in order as ``deferred``. Several
+  calls in one reply are a serialization fault the loop records (§6.1), not a parse failure.
+  Every call must be well formed, or the whole reply is a no-op naming the first bad one.
+
+Anything else is a no-op turn with a reason (§5: logged, never re-prompted): prose before or after
+the JSON, a field besides ``tool``/``args``, a ``tool`` that is missing or not a string.
+
+With ``noop.affordances`` on, a reply whose first call names ``ask_user``/``stop`` is a terminal
+outcome in the spec's exact shape; a reserved name in a later position is deferred like any other
+call (it never halts a turn whose first call is a tool). Calls after a terminal come back in
+``deferred`` too, so the loop can record them. With affordances off the reserved names are
+ordinary calls, which validation rejects as unknown tools.
+
+``parse_reply`` is total: it never raises, whatever the text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..types import Outcome, ToolCall
+from .registry import RESERVED
+
+_FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```\Z", re.DOTALL)
+_DECODER = json.JSONDecoder()
+_FIELDS = ("tool", "args")
+# The argument each terminal outcome carries (spec §3.3).
+_TERMINAL_ARG = {"ask_user": "question", "stop": "reason"}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    kind: Literal["call", "terminal", "noop"]
+    call: ToolCall | None = None
+    deferred: tuple[ToolCall, ...] = ()
+    outcome: Outcome | None = None
+    reason: str | None = None
+
+
+class _NoOp(Exception):
+    pass
+
+
+def parse_reply(text: str, *, serialize: bool = True, affordances: bool = True) -> Parsed:
+    """Parse one model reply. ``serialize`` does not change the result: the loop decides whether
+    ``deferred`` runs (gate ``serialize`` off) or is only recorded, so the order is always kept."""
+    del serialize
+    try:
+        items = _values(text)
+        calls = [_call(item, i, len(items)) for i, item in enumerate(items)]
+    except _NoOp as exc:
+        return Parsed("noop", reason=str(exc))
+    except RecursionError:  # pathologically nested JSON
+        return Parsed("noop", reason="reply is not JSON: nested too deeply")
+    first, rest = calls[0], tuple(calls[1:])
+    if affordances and first.tool in RESERVED:
+        return Parsed("terminal", outcome=terminal(first), deferred=rest)
+    return Parsed("call", call=first, deferred=rest)
+
+
+def terminal(call: ToolCall) -> Outcome:
+    """``{"outcome": "ask_user", "question": ...}`` / ``{"outcome": "stop", "reason": ...}``."""
+    key = _TERMINAL_ARG[call.tool]
+    value = call.args.get(key)
+    return Outcome(call.tool, {key: value if isinstance(value, str) else ""})
+
+
+def _values(text: object) -> list[Any]:
+    """The JSON values of the reply, a top-level list spread into its items."""
+    if not isinstance(text, str):
+        raise _NoOp(f"reply is not text: got {type(text).__name__}")
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    if not body:
+        raise _NoOp("reply is not JSON: empty reply")
+    values: list[Any] = []
+    pos = 0
+    while pos < len(body):
+        try:
+            value, end = _DECODER.raw_decode(body, pos)
+        except json.JSONDecodeError as exc:
+            where = "text after the JSON" if values else exc.msg
+            raise _NoOp(f"reply is not JSON: {where} (char {exc.pos})") from None
+        except ValueError as exc:  # e.g. an integer past Python's digit limit
+            raise _NoOp(f"reply is not JSON: {str(exc)[:80]}") from None
+        values.extend(value if isinstance(value, list) else [value])
+        pos = _skip_space(body, end)
+    if not values:
+        raise _NoOp("reply is a JSON list of no calls")
+    return values
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _call(item: Any, index: int, count: int) -> ToolCall:
+    where = f"call {index + 1} of {count}: " if count > 1 else ""
+    if not isinstance(item, dict):
+        raise _NoOp(f"{where}reply is not a JSON object: got {_json_type(item)}")
+    if "tool" not in item:
+        raise _NoOp(f'{where}reply has no "tool" field')
+    extra = [key for key in item if key not in _FIELDS]
+    if extra:
+        raise _NoOp(f"{where}reply has an unknown field: {json.dumps(extra[0])[:60]}")
+    if not isinstance(item["tool"], str):
+        raise _NoOp(f'{where}"tool" is not a string')
+    args = item.get("args", {})
+    if not isinstance(args, dict):
+        raise _NoOp(f'{where}"args" is not an object')
+    return ToolCall(item["tool"], args)
+
+
+def _json_type(value: Any) -> str:
+    names = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)

@@ -1,0 +1,117 @@
+"""The selection prompt (spec §5), assembled deterministically in the spec's exact order.
+
+Two chat messages:
+
+- ``system``: (1) the fixed policy preamble, with the exact output schema.
+- ``user``: three headed sections, in order —
+  ``## Candidate tools`` (2: one ``name — description — args`` line per candidate, then the
+  reserved ``ask_user`` / ``stop`` lines), ``## Current state`` (3: ``### Ledger`` with the last
+  ``config.ledger_window`` entries one line each, then ``### Latest observation`` verbatim as
+  JSON) and ``## Issue`` (4: the issue text verbatim).
+
+The prompt does not grow with the run: the ledger window bounds the number of lines, each line is
+capped at ``MAX_LINE_CHARS`` and the one verbatim observation at ``MAX_VERBATIM_CHARS``, each with
+a marker saying how much was cut. Without ``noop.affordances`` (``affordances=False``) the
+reserved lines and every mention of ``ask_user`` / ``stop`` are left out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..types import Observation
+from .config import PolicyConfig
+from .ledger import Ledger
+from .registry import RESERVED, RESERVED_LINES, candidate_line
+from .retrieve import Candidates
+
+MAX_VERBATIM_CHARS = 4000
+MAX_LINE_CHARS = 240
+
+_PREAMBLE = """\
+You are the selection step of a tool-calling policy for fixing a code issue.
+Agentless-first: act rarely, act correctly, verify what you're told.
+One action per turn: choose exactly one tool from the candidate toolset, or one of the reserved \
+names, and bind its arguments. A call that depends on another call's result must wait for that \
+result to appear in the current state.
+{affordances}Prefer the minimal action.
+Reply with exactly one JSON object, no prose, no list, no code fence:
+{schema}"""
+
+_AFFORDANCES = """\
+ask_user and stop are valid and encouraged when you lack enough to act:
+{"tool": "ask_user", "args": {"question": "..."}}
+{"tool": "stop", "args": {"reason": "..."}}
+"""
+_SCHEMA = '{"tool": "<name|ask_user|stop>", "args": {"<arg>": "<value>", ...}}'
+_SCHEMA_NO_AFFORDANCES = '{"tool": "<name>", "args": {"<arg>": "<value>", ...}}'
+
+
+def preamble(affordances: bool = True) -> str:
+    """Section 1, the fixed policy text (one of two fixed texts, by ``noop.affordances``)."""
+    return _PREAMBLE.format(
+        affordances=_AFFORDANCES if affordances else "",
+        schema=_SCHEMA if affordances else _SCHEMA_NO_AFFORDANCES,
+    )
+
+
+def build_prompt(
+    candidates: Candidates,
+    ledger: Ledger,
+    issue_text: str,
+    config: PolicyConfig,
+    *,
+    latest: Observation | None = None,
+    affordances: bool = True,
+) -> list[dict[str, str]]:
+    """The chat messages for one selection; ``latest`` defaults to the ledger's last entry."""
+    tools = [candidate_line(name) for name in candidates.tools]
+    if affordances:
+        tools += [RESERVED_LINES[name] for name in RESERVED]
+    window = ledger.collapsed(config.ledger_window)
+    shown = f"last {len(window)} of {len(ledger.entries)} entries"
+    lines = [_cap(line, MAX_LINE_CHARS) for line in window] or ["(empty)"]
+    observation = latest if latest is not None else ledger.latest
+    user = "\n".join(
+        [
+            "## Candidate tools",
+            *tools,
+            "",
+            "## Current state",
+            f"### Ledger ({shown})",
+            *lines,
+            "",
+            "### Latest observation",
+            verbatim(observation),
+            "",
+            "## Issue",
+            issue_text,
+        ]
+    )
+    return [
+        {"role": "system", "content": preamble(affordances)},
+        {"role": "user", "content": user},
+    ]
+
+
+def verbatim(observation: Observation | None) -> str:
+    """The observation's full captured record as JSON, capped at ``MAX_VERBATIM_CHARS``."""
+    if observation is None:
+        return "(none)"
+    record: dict[str, Any] = {
+        "kind": observation.kind,
+        "target": observation.target,
+        "source": observation.source,
+        "trust": observation.trust,
+        "caveat": observation.caveat,
+        "data": observation.data if observation.data is not None else observation.result,
+    }
+    text = json.dumps(record, ensure_ascii=False, default=str)
+    return _cap(text, MAX_VERBATIM_CHARS)
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [truncated: {limit} of {len(text)} chars shown]"

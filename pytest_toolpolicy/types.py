@@ -1,0 +1,146 @@
+"""Frozen records shared by both loops, the measures and the reports.
+
+A trajectory is the only input the measures read, so everything in it round-trips through JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A model-requested call refused by validation (spec §3.2); never executed."""
+
+    tool: str
+    reason: str
+
+    def record(self) -> dict[str, Any]:
+        return {"ok": False, "rejected": True, "tool": self.tool, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One ledger entry: what a tool (or a trigger) actually returned, as the harness captured it.
+
+    ``kind`` is the tool name for a model-requested call, or ``lint`` / ``test`` / ``symbol`` for an
+    event-driven trigger, or ``rejected`` / ``noop`` / ``deferred``. ``result`` is the short form the
+    collapsed ledger shows; ``data`` the full captured payload.
+    """
+
+    kind: str
+    target: str
+    result: Any
+    data: Any = None
+    source: str = "model"  # model | trigger | harness
+    trust: str = "trusted"  # trusted | unverified
+    caveat: str | None = None
+    cites: tuple[str, ...] = ()  # selectors this record is evidence for
+
+    def line(self) -> str:
+        """The one-line ledger form the prompt shows: ``kind, target, result``."""
+        result = self.result if isinstance(self.result, str) else json.dumps(self.result)
+        flag = f" [unverified: {self.caveat}]" if self.trust == "unverified" else ""
+        return f"{self.kind}, {self.target}, {result}{flag}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended: ask_user | stop | budget_exhausted | model_error (the spec's shapes)."""
+
+    outcome: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, **self.detail}
+
+
+@dataclass(frozen=True)
+class Turn:
+    index: int
+    prompt: list[dict[str, str]] = field(default_factory=list)
+    completion: dict[str, Any] | None = None  # Completion.record()
+    request: ToolCall | None = None
+    rejections: tuple[Rejection, ...] = ()
+    observations: tuple[Observation, ...] = ()  # executed call first, then triggers
+    deferred: tuple[ToolCall, ...] = ()
+    noop: str | None = None  # why the turn was a no-op
+    extra_selections: tuple[dict[str, Any], ...] = ()  # the re-selection after a rejection
+
+    @property
+    def usage_tokens(self) -> int:
+        total = 0
+        for record in (self.completion, *self.extra_selections):
+            if record:
+                total += record["usage"]["prompt_tokens"] + record["usage"]["completion_tokens"]
+        return total
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    instance_id: str
+    arm: str
+    variant: str
+    model: str
+    turns: tuple[Turn, ...]
+    outcome: Outcome
+    patch: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [
+            r.get("cost_usd") for t in self.turns for r in (t.completion, *t.extra_selections) if r
+        ]
+        return None if any(c is None for c in costs) else sum(costs)
+
+    @property
+    def tokens(self) -> int:
+        return sum(t.usage_tokens for t in self.turns)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trajectory:
+        turns = tuple(_turn(t) for t in data["turns"])
+        outcome = Outcome(**data["outcome"])
+        fields = {k: v for k, v in data.items() if k not in ("turns", "outcome")}
+        return cls(turns=turns, outcome=outcome, **fields)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Append as one JSON line (a file holds many trajectories)."""
+        line = json.dumps(self.to_dict(), ensure_ascii=False, default=str)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+
+def load_trajectories(path: str | os.PathLike[str]) -> list[Trajectory]:
+    text = Path(path).read_text(encoding="utf-8")
+    return [Trajectory.from_dict(json.loads(line)) for line in text.splitlines() if line.strip()]
+
+
+def _turn(data: dict[str, Any]) -> Turn:
+    return Turn(
+        index=data["index"],
+        prompt=data["prompt"],
+        completion=data["completion"],
+        request=ToolCall(**data["request"]) if data["request"] else None,
+        rejections=tuple(Rejection(**r) for r in data["rejections"]),
+        observations=tuple(
+            Observation(**{**o, "cites": tuple(o["cites"])}) for o in data["observations"]
+        ),
+        deferred=tuple(ToolCall(**c) for c in data["deferred"]),
+        noop=data["noop"],
+        extra_selections=tuple(data["extra_selections"]),
+    )

@@ -1,0 +1,37 @@
+from pytest_toolpolicy.policy.ledger import Ledger
+from pytest_toolpolicy.types import Observation
+
+
+def test_append_is_pure_and_collects_evidence_from_trusted_records_only():
+    empty = Ledger()
+    read = Observation("read_entity", "a.b", "function def b():", cites=("a.b",))
+    doubtful = Observation(
+        "search_symbol",
+        "c",
+        "1 matches: x.c",
+        trust="unverified",
+        caveat="round_trip",
+        cites=("x.c",),
+    )
+    ledger = empty.append(read, doubtful)
+    assert empty.entries == () and empty.evidence == frozenset()
+    assert ledger.evidence == {"a.b"}  # an unverified search is not evidence
+    assert ledger.latest is doubtful
+
+
+def test_collapsed_is_the_last_window_one_line_each():
+    ledger = Ledger()
+    for i in range(30):
+        ledger = ledger.append(Observation("run_test", f"t{i}", {"passed": False, "exit_code": 1}))
+    lines = ledger.collapsed(20)
+    assert len(lines) == 20 and lines[0] == 'run_test, t10, {"passed": false, "exit_code": 1}'
+    assert all("\n" not in line for line in lines)
+
+
+def test_round_trip():
+    ledger = (
+        Ledger()
+        .append(Observation("read_entity", "a.b", "ok", {"x": 1}, cites=("a.b",)))
+        .mark_fired("symbol:a.b")
+    )
+    assert Ledger.from_dict(ledger.to_dict()) == ledger
