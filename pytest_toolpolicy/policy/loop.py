@@ -16,7 +16,7 @@ from typing import Any
 from ..models.base import Completion, Model, ModelError
 from ..models.budget import Budget
 from ..primitives.toolbox import Toolbox
-from ..types import Observation, Outcome, ToolCall, Trajectory, Turn
+from ..types import Observation, Outcome, Rejection, ToolCall, Trajectory, Turn
 from .config import PolicyConfig
 from .ledger import Ledger
 from .observe import observe, texts_of
@@ -111,42 +111,24 @@ class PolicyLoop:
         if completion is None:
             return _turn(turn, observations), Outcome("model_error", {"reason": error}), []
         turn["completion"] = completion.record()
-        parsed = parse_reply(
-            completion.text,
-            serialize=config.on("serialize"),
-            affordances=config.on("noop.affordances"),
-        )
-        rejections = []
+        parsed = self._parse(completion.text)
+        rejections: list[Rejection] = []
         extra: list[dict[str, Any]] = []
         if parsed.kind == "call":
             rejection = validate(parsed.call, state.ledger, self.toolbox.index, config)
             if rejection is not None:
-                # One re-selection on the same turn (spec §3.2), shown the rejection.
                 rejections.append(rejection)
-                shown = rejection_observation(rejection)
-                messages2, completion2, error = self._select(task, state, index, latest=shown)
-                if completion2 is None:
-                    turn.update(rejections=tuple(rejections))
-                    return _turn(turn, observations), Outcome("model_error", {"reason": error}), []
-                extra.append(completion2.record())
-                parsed = parse_reply(
-                    completion2.text,
-                    serialize=config.on("serialize"),
-                    affordances=config.on("noop.affordances"),
-                )
-                if parsed.kind == "call":
-                    second = validate(parsed.call, state.ledger, self.toolbox.index, config)
-                    if second is not None:
-                        rejections.append(second)
-                        observation = rejection_observation(second)
-                        state.ledger = state.ledger.append(observation)
-                        observations.append(observation)
-                        turn.update(
-                            request=parsed.call,
-                            rejections=tuple(rejections),
-                            extra_selections=tuple(extra),
-                        )
-                        return _turn(turn, observations), self._budget_outcome(state), []
+                parsed, second, outcome = self._reselect(task, state, index, rejection, extra)
+                turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
+                if outcome is not None:  # the re-selection itself failed: model_error
+                    return _turn(turn, observations), outcome, []
+                if second is not None:  # a second rejection consumes the turn
+                    rejections.append(second)
+                    observation = rejection_observation(second)
+                    state.ledger = state.ledger.append(observation)
+                    observations.append(observation)
+                    turn.update(request=parsed.call, rejections=tuple(rejections))
+                    return _turn(turn, observations), self._budget_outcome(state), []
         turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
         if parsed.kind == "noop":
             state.noops += 1
@@ -189,6 +171,33 @@ class PolicyLoop:
             observations += executed
             texts += [t for o in executed for t in texts_of(o)]
         return _turn(turn, observations), self._budget_outcome(state), texts
+
+    def _reselect(
+        self,
+        task: Task,
+        state: _Run,
+        index: int,
+        rejection: Rejection,
+        extra: list[dict[str, Any]],
+    ) -> tuple[Parsed, Rejection | None, Outcome | None]:
+        """One re-selection on the same turn (spec §3.2), shown the rejection. Returns the new
+        parse, its own rejection if any, and a model_error outcome if the model failed."""
+        shown = rejection_observation(rejection)
+        messages, completion, error = self._select(task, state, index, latest=shown)
+        if completion is None:
+            return Parsed("noop", reason=error), None, Outcome("model_error", {"reason": error})
+        extra.append({**completion.record(), "prompt": messages})
+        parsed = self._parse(completion.text)
+        if parsed.kind != "call":
+            return parsed, None, None
+        return parsed, validate(parsed.call, state.ledger, self.toolbox.index, self.config), None
+
+    def _parse(self, text: str) -> Parsed:
+        return parse_reply(
+            text,
+            serialize=self.config.on("serialize"),
+            affordances=self.config.on("noop.affordances"),
+        )
 
     def _select(
         self, task: Task, state: _Run, index: int, latest: Observation | None = None

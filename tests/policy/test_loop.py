@@ -71,6 +71,8 @@ def test_edit_without_evidence_is_rejected_then_reselected_on_the_same_turn(box)
         f"precondition failed: no evidence for selector {RECALL}"
     ]
     assert len(first.extra_selections) == 1 and kinds(first) == ["read_entity"]
+    reselection_prompt = first.extra_selections[0]["prompt"][-1]["content"]
+    assert "precondition failed: no evidence for selector" in reselection_prompt
     assert traj.turns[1].observations[0].result == "committed"
     assert traj.outcome.outcome == "stop"
 
