@@ -30,6 +30,7 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest -q -n auto
+	$(BIN)/toolpolicy validate --dataset bundled --jobs 2
 
 eval: setup
 	$(BIN)/toolpolicy demo

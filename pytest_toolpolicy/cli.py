@@ -98,6 +98,26 @@ def _complete(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _validate(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .bench import DatasetError, load_instances
+    from .bench.validate import format_table, validate
+    from .primitives.sandbox import Sandbox, SandboxUnavailable
+
+    try:
+        loaded = load_instances(ns.dataset, ids=ns.ids)
+        sandbox = Sandbox.from_env()
+    except (DatasetError, SandboxUnavailable, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    repos = Path(ns.repos) if ns.repos else None
+    rows = validate(
+        loaded.instances, sandbox=sandbox, jobs=ns.jobs, repos=repos, timeout=ns.timeout
+    )
+    print(format_table(rows, loaded.errors))
+    return 1 if loaded.errors or not all(row.ok for row in rows) else 0
+
+
 def _demo(ns: argparse.Namespace) -> int:
     from .demo import run
 
@@ -133,6 +153,17 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--max-tokens", type=int, default=256, help="max_completion_tokens")
     comp.add_argument("prompt", help="the user message")
     comp.set_defaults(func=_complete)
+    val = sub.add_parser(
+        "validate", help="check that each instance's gold patch resolves it and no patch does not"
+    )
+    val.add_argument(
+        "--dataset", required=True, help="bundled[:DIR], a .jsonl/.json/.parquet, a hub id"
+    )
+    val.add_argument("--repos", help="directory of git mirrors, DIR/<owner>__<name>")
+    val.add_argument("--ids", nargs="+", help="only these instance ids")
+    val.add_argument("--jobs", type=int, default=2, help="instances validated in parallel")
+    val.add_argument("--timeout", type=float, default=300.0, help="seconds per test run")
+    val.set_defaults(func=_validate)
     demo = sub.add_parser("demo", help="a short tour of the primitives on a bundled example repo")
     demo.set_defaults(func=_demo)
     return parser

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..paths import cache_dir
 from .vectorcache import VectorCache
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -49,10 +50,6 @@ class TextEmbedder(Protocol):
     model_id: str
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("TOOLPOLICY_CACHE_DIR") or Path.home() / ".cache/pytest-toolpolicy")
 
 
 def model_dir() -> Path:

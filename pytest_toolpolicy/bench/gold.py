@@ -1,0 +1,91 @@
+"""Gold labels (``gold_labels/<instance_id>.json``) and the map that scores both arms on them.
+
+Format and mapping are documented in ``gold_labels/FORMAT.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest_toolpolicy
+
+GOLD_DIR = Path(pytest_toolpolicy.__file__).parent.parent / "gold_labels"
+MOVES = frozenset(
+    {"read_entity", "search_symbol", "search_code", "edit_entity", "run_test", "execute"}
+    | {"ask_user", "stop"}
+)
+_SEARCH = {"grep", "rg", "ag", "ack", "find", "ls", "tree"}
+_READ = {"cat", "head", "tail", "less", "nl", "more"}
+_PYTEST = re.compile(r"(^|[\s;&|(])(py\.test|pytest|python3?(\.\d+)? -m pytest)(\s|$)")
+
+
+class GoldError(ValueError):
+    """A gold label file that cannot be used; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class GoldLabel:
+    instance_id: str
+    decisions: tuple[frozenset[str], ...]  # acceptable moves at decision points 1..3
+    outcome: str  # stop | ask_user
+    notes: str = ""
+
+
+def load_gold(instance_id: str, directory: Path = GOLD_DIR) -> GoldLabel:
+    path = directory / f"{instance_id}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GoldError(f"{path}: {exc}") from None
+    decisions = data.get("decisions")
+    if data.get("instance_id") != instance_id:
+        raise GoldError(f"{path}: instance_id is {data.get('instance_id')!r}")
+    if (
+        not isinstance(decisions, list)
+        or not decisions
+        or not all(isinstance(d, list) and d and set(d) <= MOVES for d in decisions)
+    ):
+        raise GoldError(f"{path}: decisions must be non-empty lists of {sorted(MOVES)}")
+    if data.get("outcome") not in ("stop", "ask_user"):
+        raise GoldError(f"{path}: outcome must be stop or ask_user, got {data.get('outcome')!r}")
+    return GoldLabel(
+        instance_id,
+        tuple(frozenset(d) for d in decisions[:3]),
+        data["outcome"],
+        str(data.get("notes", "")),
+    )
+
+
+def baseline_moves(tool: str, args: dict[str, Any]) -> frozenset[str]:
+    """The policy move(s) a baseline call does the work of (``gold_labels/FORMAT.md``)."""
+    if tool == "read_file":
+        return frozenset({"read_entity"})
+    if tool in ("edit_file", "write_file"):
+        return frozenset({"edit_entity"})
+    if tool in ("ask_user", "stop"):
+        return frozenset({tool})
+    if tool != "bash":
+        return frozenset({tool})
+    command = str(args.get("command", "")).strip()
+    if _PYTEST.search(command):
+        return frozenset({"run_test"})
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    first = words[0] if words else ""
+    if first in _SEARCH or words[:2] == ["git", "grep"]:
+        return frozenset({"search_symbol", "search_code"})
+    if first in _READ or (first == "sed" and "-n" in words):
+        return frozenset({"read_entity"})
+    return frozenset({"execute"})
+
+
+def selection_correct(moves: frozenset[str], acceptable: frozenset[str]) -> bool:
+    """A selection is correct when any move it counts as is acceptable at that point."""
+    return bool(moves & acceptable)

@@ -1,0 +1,149 @@
+"""A benchmark instance with the SWE-bench fields, validated field by field from a raw row."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_ID = re.compile(r"[A-Za-z0-9][\w.\-]*")
+_REPO = re.compile(r"[\w.\-]+/[\w.\-]+")
+_COMMIT = re.compile(r"[0-9a-fA-F]{7,40}")
+# FAIL_TO_PASS first: for statements-only data it is the field that matters most to name.
+TEST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS", "test_patch", "version")
+BASE_FIELDS = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
+
+
+class InstanceError(Exception):
+    """One instance cannot be used; the rest of the benchmark is unaffected."""
+
+    def __init__(self, instance_id: str, field: str, message: str) -> None:
+        super().__init__(f"instance {instance_id}: field {field}: {message}")
+        self.instance_id = instance_id
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Instance:
+    instance_id: str
+    repo: str
+    base_commit: str
+    problem_statement: str
+    patch: str
+    test_patch: str
+    FAIL_TO_PASS: tuple[str, ...]
+    PASS_TO_PASS: tuple[str, ...]
+    version: str
+    repro_target: str | None = None
+    underspecified: bool = False
+    environment_setup_commit: str | None = None
+    source: str = "bundled"
+    path: Path | None = None
+
+    @property
+    def test_target(self) -> str | None:
+        """What the post-patch trigger runs: ``repro_target``, else the FAIL_TO_PASS ids."""
+        return self.repro_target or " ".join(self.FAIL_TO_PASS) or None
+
+
+def instance_from_row(
+    row: Mapping[str, Any],
+    source: str,
+    *,
+    require_tests: bool = True,
+    label: str | None = None,
+    path: Path | None = None,
+) -> Instance:
+    """Validate ``row``; ``label`` names the instance in errors when it has no usable id."""
+    fields = _Fields(row, label)
+    required = BASE_FIELDS + (TEST_FIELDS if require_tests else ())
+    missing = [field for field in required if row.get(field) is None]
+    if missing:
+        also = f" (also missing: {', '.join(missing[1:])})" if missing[1:] else ""
+        hint = (
+            "; load with require_tests=False for data without tests"
+            if missing[0] in TEST_FIELDS
+            else ""
+        )
+        raise fields.error(missing[0], f"missing{also}{hint}")
+    underspecified = fields.flag("underspecified")
+    may_lack_tests = underspecified or not require_tests
+    instance = Instance(
+        instance_id=fields.text("instance_id", pattern=_ID),
+        repo=fields.text("repo", pattern=_REPO),
+        base_commit=fields.text("base_commit", pattern=_COMMIT),
+        problem_statement=fields.text("problem_statement"),
+        patch=fields.text("patch", empty_ok=underspecified),
+        test_patch=fields.text("test_patch", empty_ok=may_lack_tests),
+        FAIL_TO_PASS=fields.test_ids("FAIL_TO_PASS"),
+        PASS_TO_PASS=fields.test_ids("PASS_TO_PASS"),
+        version=fields.text("version", empty_ok=not require_tests),
+        repro_target=fields.text("repro_target") or None,
+        underspecified=underspecified,
+        environment_setup_commit=fields.text("environment_setup_commit", pattern=_COMMIT) or None,
+        source=source,
+        path=path,
+    )
+    if not instance.FAIL_TO_PASS and not may_lack_tests:
+        raise fields.error("FAIL_TO_PASS", "empty (only an under-specified instance has no tests)")
+    return instance
+
+
+class _Fields:
+    """Reads one raw row, turning each bad value into an InstanceError naming it."""
+
+    def __init__(self, row: Mapping[str, Any], label: str | None) -> None:
+        self.row = row
+        raw_id = row.get("instance_id")
+        self.name = raw_id if isinstance(raw_id, str) and raw_id else (label or "?")
+
+    def error(self, field: str, message: str) -> InstanceError:
+        return InstanceError(self.name, field, message)
+
+    def text(
+        self, field: str, *, empty_ok: bool = False, pattern: re.Pattern[str] | None = None
+    ) -> str:
+        value = self.row.get(field)
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise self.error(field, f"not a string ({type(value).__name__} {_show(value)})")
+        if not value and not empty_ok:
+            raise self.error(field, "empty")
+        if value and pattern and not pattern.fullmatch(value):
+            raise self.error(field, f"malformed ({_show(value)})")
+        return value
+
+    def flag(self, field: str) -> bool:
+        value = self.row.get(field)
+        if value is not None and not isinstance(value, bool):
+            raise self.error(field, f"not a boolean ({_show(value)})")
+        return bool(value)
+
+    def test_ids(self, field: str) -> tuple[str, ...]:
+        """A list of test ids, given as a list or, as the dataset ships it, a JSON-encoded string."""
+        value = self.row.get(field)
+        if value is None:
+            return ()
+        decoded = value
+        if isinstance(value, str):
+            try:
+                decoded = json.loads(value)
+            except ValueError:
+                decoded = None
+            if not isinstance(decoded, list):
+                raise self.error(field, f"not a JSON list of test ids ({_show(value)})")
+        if not isinstance(decoded, (list, tuple)) or not all(
+            isinstance(t, str) and t.strip() for t in decoded
+        ):
+            raise self.error(field, f"not a list of test ids ({_show(value)})")
+        return tuple(decoded)
+
+
+def _show(value: object, limit: int = 60) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."

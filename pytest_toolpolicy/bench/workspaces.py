@@ -1,0 +1,172 @@
+"""An instance as a fresh ``Workspace`` at its base commit, one per test item.
+
+Bundled instances are copied from ``<instance>/repo`` and committed by ``Workspace.create``,
+whose commit id is a function of the content only, so it must equal ``base_commit``.
+
+Real repositories come from a local mirror ``DIR/<owner>__<name>`` (bare or not) or from
+``https://github.com/<repo>.git``. A checkout per (repo, commit) is cached under
+``$TOOLPOLICY_CACHE_DIR/repos`` (default ``~/.cache/pytest-toolpolicy/repos``); each item gets
+``git clone --shared`` of it. A shared clone rather than ``git worktree add``: worktrees share
+refs with their main repository, so one item's checkpoint refs (``refs/toolpolicy/...``) would
+be visible to, and could collide with, another's; a shared clone has its own refs, index and
+HEAD while borrowing the objects through ``alternates`` (nothing copied but the files). Cache
+entries are built in a temporary directory and renamed into place, so concurrent workers
+materializing the same (repo, commit) both succeed (one rename wins, the other is discarded).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..paths import cache_dir as default_cache_dir
+from ..primitives.workspace import Workspace, WorkspaceError
+
+if TYPE_CHECKING:
+    from .instance import Instance
+
+GITHUB_URL = "https://github.com/{repo}.git"
+_JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/true", "LC_ALL": "C"}
+
+
+class WorkspaceSetupError(Exception):
+    """An instance could not be materialized; the message names the instance and the cause."""
+
+    def __init__(self, instance_id: str, message: str) -> None:
+        super().__init__(f"{instance_id}: {message}")
+        self.instance_id = instance_id
+
+
+def mirror_name(repo: str) -> str:
+    """``psf/requests`` -> ``psf__requests``: the mirror directory and cache key of a repo."""
+    return repo.replace("/", "__")
+
+
+def cache_root(cache_dir: Path | None = None) -> Path:
+    return Path(cache_dir or default_cache_dir()).expanduser() / "repos"
+
+
+def materialize(
+    instance: Instance,
+    parent: Path,
+    *,
+    repos: Path | None = None,
+    cache_dir: Path | None = None,
+    url_template: str = GITHUB_URL,
+) -> Workspace:
+    """A new workspace directory under ``parent`` holding ``instance`` at its base commit."""
+    parent.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix=f"{mirror_name(instance.instance_id)}-", dir=parent))
+    try:
+        if instance.path is not None:
+            return _bundled(instance, root)
+        checkout = cached_checkout(
+            instance, repos=repos, cache_dir=cache_dir, url_template=url_template
+        )
+        _git(instance, ["clone", "-q", "--shared", "--no-checkout", str(checkout), str(root)])
+        _git(instance, ["checkout", "-q", "--detach", instance.base_commit], cwd=root)
+        return Workspace(root, base=instance.base_commit)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+
+
+def _bundled(instance: Instance, root: Path) -> Workspace:
+    source = Path(instance.path or "") / "repo"
+    if not source.is_dir():
+        raise WorkspaceSetupError(instance.instance_id, f"bundled repo not found: {source}")
+    shutil.copytree(source, root, dirs_exist_ok=True, ignore=_JUNK)
+    try:
+        workspace = Workspace.create(root)
+    except WorkspaceError as exc:
+        raise WorkspaceSetupError(instance.instance_id, str(exc)) from None
+    if not workspace.base.startswith(instance.base_commit.lower()):
+        raise WorkspaceSetupError(
+            instance.instance_id,
+            f"bundled repo commits to {workspace.base[:12]}, instance.json says "
+            f"{instance.base_commit[:12]}: {source} changed without its instance.json",
+        )
+    return workspace
+
+
+def cached_checkout(
+    instance: Instance,
+    *,
+    repos: Path | None = None,
+    cache_dir: Path | None = None,
+    url_template: str = GITHUB_URL,
+) -> Path:
+    """The cached checkout of the instance's repo at ``base_commit``, built on first use."""
+    entry = cache_root(cache_dir) / mirror_name(instance.repo) / instance.base_commit
+    if (entry / ".git").is_dir():
+        return entry
+    source = _source(instance, repos, cache_dir, url_template)
+    if _git(instance, ["cat-file", "-t", f"{instance.base_commit}^{{commit}}"], cwd=source, ok=1):
+        where = (
+            f"mirror {source}" if repos else f"clone of {url_template.format(repo=instance.repo)}"
+        )
+        raise WorkspaceSetupError(
+            instance.instance_id, f"base commit {instance.base_commit} not found in {where}"
+        )
+
+    def build(tmp: Path) -> None:
+        _git(instance, ["clone", "-q", "--no-checkout", str(source), str(tmp)])
+        _git(instance, ["config", "gc.auto", "0"], cwd=tmp)  # shared clones borrow its objects
+        _git(instance, ["checkout", "-q", "--detach", instance.base_commit], cwd=tmp)
+
+    return _publish(entry, build)
+
+
+def _source(instance: Instance, repos: Path | None, cache_dir: Path | None, url: str) -> Path:
+    if repos is not None:
+        mirror = Path(repos) / mirror_name(instance.repo)
+        if not mirror.is_dir():
+            raise WorkspaceSetupError(
+                instance.instance_id, f"no mirror for {instance.repo} at {mirror}"
+            )
+        return mirror
+    bare = cache_root(cache_dir) / f"{mirror_name(instance.repo)}.git"
+    if bare.is_dir():
+        return bare
+    remote = url.format(repo=instance.repo)
+    return _publish(bare, lambda tmp: _git(instance, ["clone", "-q", "--bare", remote, str(tmp)]))
+
+
+def _publish(entry: Path, build: Callable[[Path], object]) -> Path:
+    """Build into a private temporary directory, then rename it into place atomically."""
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    tmp = entry.parent / f".tmp-{entry.name}-{uuid.uuid4().hex[:8]}"
+    try:
+        build(tmp)
+        try:
+            tmp.rename(entry)
+        except OSError:
+            if not entry.is_dir():  # not a lost race: a real failure
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return entry
+
+
+def _git(instance: Instance, args: list[str], cwd: Path | None = None, ok: int = 0) -> int:
+    """Run git; a failure becomes a ``WorkspaceSetupError`` in git's own (shortened) words.
+    ``ok=1`` returns the exit code instead of raising."""
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env={**os.environ, **_GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode and not ok:
+        words = " ".join(proc.stderr.split())[:300] or f"exit code {proc.returncode}"
+        raise WorkspaceSetupError(instance.instance_id, f"git {args[0]} failed: {words}")
+    return proc.returncode

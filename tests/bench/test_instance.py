@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolpolicy.bench import Instance, InstanceError, instance_from_row
+
+SWEBENCH = Path(__file__).resolve().parents[3] / "shared" / "swebench"
+
+
+@pytest.fixture
+def real_rows() -> list[dict[str, Any]]:
+    path = SWEBENCH / "verified_full_sample.jsonl"
+    if not path.is_file():
+        pytest.skip(f"shared SWE-bench data not found at {path} (the checkout sits beside shared/)")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def row(**changes: Any) -> dict[str, Any]:
+    base = {
+        "instance_id": "bundled__shop-1",
+        "repo": "bundled/shop",
+        "base_commit": "a" * 40,
+        "problem_statement": "Cart.total ignores the discount",
+        "patch": "diff --git a/x b/x\n",
+        "test_patch": "diff --git a/t b/t\n",
+        "FAIL_TO_PASS": ["tests/test_cart.py::test_discount"],
+        "PASS_TO_PASS": [],
+        "version": "1.0",
+    }
+    return {key: value for key, value in {**base, **changes}.items() if value is not ...}
+
+
+def error_of(raw: dict[str, Any], **kwargs: Any) -> InstanceError:
+    with pytest.raises(InstanceError) as caught:
+        instance_from_row(raw, "test", **kwargs)
+    return caught.value
+
+
+def test_a_real_row_decodes_its_json_encoded_test_lists(real_rows: list[dict[str, Any]]) -> None:
+    raw = next(r for r in real_rows if r["instance_id"] == "psf__requests-1142")
+    assert isinstance(raw["FAIL_TO_PASS"], str)
+    instance = instance_from_row(raw, "shared")
+    assert instance.FAIL_TO_PASS == ("test_requests.py::RequestsTestCase::test_no_content_length",)
+    assert "test_requests.py::RequestsTestCase::test_basic_building" in instance.PASS_TO_PASS
+    assert instance.environment_setup_commit == "ba25184ed5f0bf9b876dea3cf4312fa35b539a7c"
+    assert (instance.version, instance.source, instance.path) == ("1.1", "shared", None)
+    assert instance.test_target == "test_requests.py::RequestsTestCase::test_no_content_length"
+
+
+def test_lists_and_json_strings_give_the_same_instance() -> None:
+    ids = ["t.py::a", "t.py::b"]
+    as_list = instance_from_row(row(FAIL_TO_PASS=ids), "x")
+    as_json = instance_from_row(row(FAIL_TO_PASS=json.dumps(ids)), "x")
+    assert as_list == as_json
+    assert as_list.test_target == "t.py::a t.py::b"
+
+
+def test_repro_target_wins_over_fail_to_pass_as_test_target() -> None:
+    instance = instance_from_row(row(repro_target="tests/test_cart.py"), "x")
+    assert instance.test_target == "tests/test_cart.py"
+
+
+def test_malformed_fail_to_pass_names_instance_and_field() -> None:
+    error = error_of(row(instance_id="psf__requests-1142", FAIL_TO_PASS="[oops"))
+    assert (error.instance_id, error.field) == ("psf__requests-1142", "FAIL_TO_PASS")
+    assert str(error) == (
+        "instance psf__requests-1142: field FAIL_TO_PASS: not a JSON list of test ids ('[oops')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"repo": ...}, "repo", "missing"),
+        ({"problem_statement": ""}, "problem_statement", "empty"),
+        ({"base_commit": "abc12"}, "base_commit", "malformed"),
+        ({"base_commit": "z" * 40}, "base_commit", "malformed"),
+        ({"patch": ""}, "patch", "empty"),
+        ({"version": 1.1}, "version", "not a string"),
+        ({"PASS_TO_PASS": '{"a": 1}'}, "PASS_TO_PASS", "not a JSON list"),
+        ({"PASS_TO_PASS": ["ok", 3]}, "PASS_TO_PASS", "not a list of test ids"),
+        ({"FAIL_TO_PASS": []}, "FAIL_TO_PASS", "empty"),
+        ({"underspecified": "yes"}, "underspecified", "not a boolean"),
+        ({"instance_id": "a/b"}, "instance_id", "malformed"),
+    ],
+)
+def test_each_bad_field_is_named(changes: dict[str, Any], field: str, message: str) -> None:
+    error = error_of(row(**changes))
+    assert error.field == field
+    assert error.message.startswith(message)
+
+
+def test_a_row_without_an_id_is_named_by_its_label() -> None:
+    error = error_of(row(instance_id=...), label="<row 3 of x.jsonl>")
+    assert str(error).startswith("instance <row 3 of x.jsonl>: field instance_id: missing")
+
+
+def test_under_specified_instances_may_have_no_patch_and_no_tests() -> None:
+    raw = row(underspecified=True, patch="", test_patch="", FAIL_TO_PASS=[])
+    instance = instance_from_row(raw, "bundled")
+    assert instance.underspecified
+    assert instance.test_target is None
+
+
+def test_statements_only_rows_need_require_tests_false() -> None:
+    raw = row(test_patch=..., FAIL_TO_PASS=..., PASS_TO_PASS=..., version=...)
+    error = error_of(raw)
+    assert error.field == "FAIL_TO_PASS"
+    assert "also missing: PASS_TO_PASS, test_patch, version" in error.message
+    instance = instance_from_row(raw, "x", require_tests=False)
+    assert (instance.FAIL_TO_PASS, instance.PASS_TO_PASS, instance.test_patch) == ((), (), "")
+    assert instance.version == ""
+
+
+def test_instances_are_frozen() -> None:
+    instance = instance_from_row(row(), "x")
+    assert isinstance(instance, Instance)
+    with pytest.raises(AttributeError):
+        instance.patch = ""  # type: ignore[misc]
