@@ -4,7 +4,6 @@ property test that parse + validate never raise on bad input."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -196,15 +195,6 @@ replies = st.one_of(
     st.text().map(lambda t: "```json\n" + t + "\n```"),
 )
 configs = st.sets(st.sampled_from(GATES)).map(lambda gates: PolicyConfig(gates=frozenset(gates)))
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> CodeIndex:
-    root: Path = tmp_path_factory.mktemp("repo")
-    (root / "memstore.py").write_text(
-        "class MemStore:\n    def remember(self, key):\n        return key\n", encoding="utf-8"
-    )
-    return CodeIndex(root)
 
 
 @settings(

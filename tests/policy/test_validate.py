@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,15 +16,6 @@ from pytest_toolpolicy.types import Observation, Rejection, ToolCall
 SELECTOR = "memstore.MemStore.remember"
 FULL = PolicyConfig()
 EDIT = {"selector": SELECTOR, "search": "return key", "replace": "return key.strip()"}
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> CodeIndex:
-    root: Path = tmp_path_factory.mktemp("repo")
-    (root / "memstore.py").write_text(
-        "class MemStore:\n    def remember(self, key):\n        return key\n", encoding="utf-8"
-    )
-    return CodeIndex(root)
 
 
 def evidence(*selectors: str) -> Ledger:
