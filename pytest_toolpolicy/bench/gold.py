@@ -61,8 +61,14 @@ def load_gold(instance_id: str, directory: Path = GOLD_DIR) -> GoldLabel:
     )
 
 
-def baseline_moves(tool: str, args: dict[str, Any]) -> frozenset[str]:
-    """The policy move(s) a baseline call does the work of (``gold_labels/FORMAT.md``)."""
+def baseline_moves(tool: str, args: dict[str, Any], *, changed: bool = True) -> frozenset[str]:
+    """The policy move(s) a baseline call does the work of (``gold_labels/FORMAT.md``).
+
+    The baseline has no question tool: its ``submit`` with no change to the code (``changed``
+    false) is how it abstains, so it counts as ``ask_user``; otherwise ``submit`` is ``stop``.
+    """
+    if tool == "submit":
+        return frozenset({"stop"} if changed else {"ask_user"})
     if tool == "read_file":
         return frozenset({"read_entity"})
     if tool in ("edit_file", "write_file"):

@@ -49,6 +49,13 @@ def test_baseline_calls_map_to_policy_moves(tool, args, moves):
     assert baseline_moves(tool, args) == frozenset(moves)
 
 
+def test_submit_is_stop_or_abstention():
+    assert baseline_moves("submit", {"message": "fixed"}) == frozenset({"stop"})
+    assert baseline_moves("submit", {"message": "which one?"}, changed=False) == frozenset(
+        {"ask_user"}
+    )
+
+
 def test_selection_scoring():
     assert selection_correct(
         frozenset({"search_symbol", "search_code"}), frozenset({"search_code"})

@@ -1,0 +1,136 @@
+"""The baseline loop: what users run today (mini-swe-agent / SWE-agent style).
+
+Every tool schema in every prompt, a chat history that grows by one reply and one results message
+per turn, several calls per reply run in order, no validation beyond dispatching, and the run
+ends when the model says it is done. Same budgets and Trajectory format as the policy arm.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..models.base import Model, ModelError, ModelRequest
+from ..models.budget import Budget
+from ..policy.loop import Task
+from ..primitives.envelope import Envelope
+from ..primitives.toolbox import Toolbox
+from ..types import Observation, Outcome, ToolCall, Trajectory, Turn
+from .prompt import (
+    SUBMIT,
+    format_error_message,
+    issue_message,
+    parse_reply,
+    results_message,
+    system_message,
+    target_of,
+)
+from .tools import TOOL_NAMES, call_tool
+
+TEMPERATURE = 0.0
+# Unlike the policy's one-call replies, a baseline reply may carry whole files and several calls.
+MAX_COMPLETION_TOKENS = 4096
+
+
+class CurrentLoop:
+    def __init__(
+        self,
+        toolbox: Toolbox,
+        model: Model,
+        *,
+        max_turns: int = 30,
+        max_cost_usd: float | None = None,
+        variant: str = "current",
+    ) -> None:
+        self.toolbox = toolbox
+        self.model = model
+        self.max_turns = max_turns
+        self.max_cost_usd = max_cost_usd
+        self.variant = variant
+
+    def run(self, task: Task) -> Trajectory:
+        budget = Budget(max_usd=self.max_cost_usd)
+        messages = [system_message(), issue_message(task.issue_text)]
+        turns: list[Turn] = []
+        outcome: Outcome | None = None
+        for index in range(self.max_turns):
+            prompt = list(messages)
+            request = ModelRequest(
+                messages=tuple(prompt),
+                temperature=TEMPERATURE,
+                max_completion_tokens=MAX_COMPLETION_TOKENS,
+                item=task.instance_id,
+                turn=index,
+            )
+            try:
+                completion = self.model.complete(request)
+            except ModelError as exc:
+                turns.append(Turn(index=index, prompt=prompt))
+                outcome = Outcome("model_error", {"reason": str(exc)})
+                break
+            budget = budget.charge(completion)
+            messages.append({"role": "assistant", "content": completion.text})
+            calls, error = parse_reply(completion.text)
+            turn: dict[str, Any] = {"index": index, "prompt": prompt}
+            turn["completion"] = completion.record()
+            if error is not None:
+                messages.append(format_error_message(error))
+                turns.append(Turn(**turn, noop=error))
+            else:
+                observations, results, outcome = self._execute(calls)
+                if outcome is None:
+                    messages.append(results_message(results))
+                turns.append(Turn(**turn, request=calls[0], observations=tuple(observations)))
+            if outcome is None and budget.exhausted:
+                outcome = Outcome("budget_exhausted", {"reason": budget.reason})
+            if outcome is not None:
+                break
+        if outcome is None:
+            outcome = Outcome("budget_exhausted", {"reason": f"turn cap {self.max_turns} reached"})
+        return Trajectory(
+            instance_id=task.instance_id,
+            arm="current",
+            variant=self.variant,
+            model=getattr(self.model, "name", "?"),
+            turns=tuple(turns),
+            outcome=outcome,
+            patch=self.toolbox.workspace.patch() if self.toolbox.workspace else "",
+            meta={
+                "test_target": None,  # no triggers in the baseline: it never runs tests itself
+                "tools": [*TOOL_NAMES, SUBMIT],
+                "max_turns": self.max_turns,
+                "budget": budget.record(),
+            },
+        )
+
+    def _execute(
+        self, calls: list[ToolCall]
+    ) -> tuple[list[Observation], list[tuple[ToolCall, Envelope]], Outcome | None]:
+        """Run the calls in order; ``submit`` ends the run there (calls after it are dropped)."""
+        observations: list[Observation] = []
+        results: list[tuple[ToolCall, Envelope]] = []
+        for call in calls:
+            if call.tool == SUBMIT:
+                message = call.args.get("message", "")
+                reason = message if isinstance(message, str) else str(message)
+                return observations, results, Outcome("stop", {"reason": reason})
+            envelope = call_tool(self.toolbox, call.tool, call.args)
+            results.append((call, envelope))
+            observations.append(
+                Observation(call.tool, target_of(call), summarize(call, envelope), envelope)
+            )
+        return observations, results, None
+
+
+def summarize(call: ToolCall, envelope: Envelope) -> str:
+    """The one-line result an Observation carries; the full envelope is its ``data``."""
+    data = envelope.get("data")
+    if call.tool == "bash" and isinstance(data, dict):
+        timed_out = ", timed out" if data["timed_out"] else ""
+        return f"exit_code={data['exit_code']}{timed_out}"
+    if not envelope["ok"]:
+        return f"error: {envelope['error']}"
+    if call.tool == "read_file":
+        return f"lines {data['start']}-{data['end']} of {data['total_lines']}"
+    if call.tool == "write_file":
+        return f"wrote {data['chars']} chars"
+    return f"replaced 1 match at line {data['line']}"
