@@ -118,6 +118,46 @@ def _validate(ns: argparse.Namespace) -> int:
     return 1 if loaded.errors or not all(row.ok for row in rows) else 0
 
 
+def _run(ns: argparse.Namespace) -> int:
+    import inspect
+    import tempfile
+    from pathlib import Path
+
+    from .ab.arms import run_instance
+    from .bench.load import DatasetError, load_instances
+    from .models import CacheError, PriceError, build_model, load_prices
+
+    try:
+        loaded = load_instances(ns.dataset, ids=[ns.instance])
+    except DatasetError as exc:
+        raise UsageError(str(exc)) from None
+    if not loaded.instances:
+        raise UsageError("; ".join(str(e) for e in loaded.errors) or f"no instance {ns.instance}")
+    instance = loaded.instances[0]
+    extra = {}
+    if "instances" in inspect.signature(build_model).parameters:  # sim needs the instances
+        extra["instances"] = {instance.instance_id: instance}
+    try:
+        model = build_model(ns.model, prices=load_prices(ns.prices), **extra)
+    except (ValueError, NotImplementedError, PriceError, CacheError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    with tempfile.TemporaryDirectory(prefix="toolpolicy-run-") as tmp:
+        repos = Path(ns.repos) if ns.repos else None
+        result = run_instance(instance, ns.arm, model, workdir=Path(tmp), repos=repos)
+    traj = result.trajectory
+    out = Path(ns.out or f"reports/runs/{instance.instance_id}-{ns.arm}.jsonl")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("", encoding="utf-8")
+    traj.save(out)
+    cost = "unknown" if traj.cost_usd is None else f"${traj.cost_usd:.6f}"
+    resolved = "n/a (under-specified)" if instance.underspecified else str(result.resolved).lower()
+    print(f"instance: {instance.instance_id}  arm: {ns.arm}  model: {traj.model}")
+    print(f"outcome: {traj.outcome.record()}")
+    print(f"resolved: {resolved}  turns: {len(traj.turns)}  tokens: {traj.tokens}  cost: {cost}")
+    print(f"trajectory: {out}")
+    return 0
+
+
 def _demo(ns: argparse.Namespace) -> int:
     from .demo import run
 
@@ -164,6 +204,15 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--jobs", type=int, default=2, help="instances validated in parallel")
     val.add_argument("--timeout", type=float, default=300.0, help="seconds per test run")
     val.set_defaults(func=_validate)
+    run = sub.add_parser("run", help="run one instance in one arm and write its trajectory")
+    run.add_argument("--instance", required=True, help="instance id")
+    run.add_argument("--arm", required=True, choices=("policy", "current"))
+    run.add_argument("--model", required=True, help="openai:<model>, scripted:<file>, sim[:...]")
+    run.add_argument("--dataset", default="bundled", help="bundled, a hub id, or a local file")
+    run.add_argument("--repos", help="directory of git mirrors, one per repo: <owner>__<name>")
+    run.add_argument("--prices", help="a TOML price file overriding the shipped prices")
+    run.add_argument("--out", help="trajectory file (default reports/runs/<id>-<arm>.jsonl)")
+    run.set_defaults(func=_run)
     demo = sub.add_parser("demo", help="a short tour of the primitives on a bundled example repo")
     demo.set_defaults(func=_demo)
     return parser

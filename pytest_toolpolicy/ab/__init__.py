@@ -1,0 +1,1 @@
+"""Spec §9: run the arms on instances, measure, decide."""
