@@ -5,7 +5,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from gitmirrors import BASE, F2P, P2P, git, make_bundled, make_mirror, patches, real_instance
 
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.bench.envs import Environment
@@ -14,6 +13,8 @@ from pytest_toolpolicy.bench.instance import Instance
 from pytest_toolpolicy.bench.junit import mangle, read_junit
 from pytest_toolpolicy.bench.workspaces import materialize
 from pytest_toolpolicy.primitives.sandbox import Sandbox
+
+from .gitmirrors import BASE, F2P, P2P, git, make_bundled, make_mirror, patches, real_instance
 
 SANDBOX = Sandbox.from_env()
 

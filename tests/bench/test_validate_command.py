@@ -4,10 +4,11 @@ import re
 from pathlib import Path
 
 import pytest
-from gitmirrors import BASE, diff, make_bundled
 
 from pytest_toolpolicy.cli import main
 from pytest_toolpolicy.primitives import Workspace
+
+from .gitmirrors import BASE, diff, make_bundled
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from gitmirrors import BASE, git, make_bundled, make_mirror, patches, real_instance
 
 from pytest_toolpolicy.bench import envs, workspaces
 from pytest_toolpolicy.bench.instance import Instance
@@ -18,6 +17,8 @@ from pytest_toolpolicy.bench.workspaces import (
     materialize,
     mirror_name,
 )
+
+from .gitmirrors import BASE, git, make_bundled, make_mirror, patches, real_instance
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 import json
 
 import pytest
-from stub_server import Reply, StubServer, loopback_only, ok
 
 from pytest_toolpolicy.cli import main
+
+from .stub_server import Reply, StubServer, loopback_only, ok
 
 
 @pytest.fixture(autouse=True)

@@ -11,10 +11,11 @@ import uuid
 import warnings
 
 import pytest
-from stub_server import Reply, StubServer, chat_body, loopback_only
 
 from pytest_toolpolicy.models import ModelError, ModelRequest, OpenAIModel, build_model
 from pytest_toolpolicy.models.openai_errors import scrub
+
+from .stub_server import Reply, StubServer, chat_body, loopback_only
 
 KEY_ENV = "TOOLPOLICY_SECRECY_KEY"
 SECRET = f"sk-secret-{uuid.uuid4().hex}"

@@ -5,7 +5,6 @@ import uuid
 import warnings
 
 import pytest
-from stub_server import Reply, StubServer, chat_body, loopback_only, ok
 
 from pytest_toolpolicy.models import (
     ModelError,
@@ -17,6 +16,8 @@ from pytest_toolpolicy.models import (
     Usage,
     load_prices,
 )
+
+from .stub_server import Reply, StubServer, chat_body, loopback_only, ok
 
 KEY_ENV = "TOOLPOLICY_TEST_KEY"
 FAST = {"retry-after-ms": "10"}  # the SDK waits what the server says instead of its backoff

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from proc_helpers import daemonizer_code, probe_cgroups, processes_with
 
 from pytest_toolpolicy.primitives import cgroups
 from pytest_toolpolicy.primitives.capture import CappedBuffer
@@ -22,6 +21,8 @@ from pytest_toolpolicy.primitives.sandbox import (
     SandboxLimits,
     SandboxUnavailable,
 )
+
+from .proc_helpers import daemonizer_code, probe_cgroups, processes_with
 
 ALLOWED_ENV = {
     "PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "TERM", "NO_COLOR", "PWD",

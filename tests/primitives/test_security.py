@@ -13,12 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from proc_helpers import daemonizer_code, probe_cgroups, processes_with
 
 from pytest_toolpolicy.primitives.bwrap import python_prefixes
 from pytest_toolpolicy.primitives.execute import execute
 from pytest_toolpolicy.primitives.run_test import run_test
 from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxLimits, SandboxUnavailable
+
+from .proc_helpers import daemonizer_code, probe_cgroups, processes_with
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 SECRETS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TOOLPOLICY_TEST_SECRET")
