@@ -143,7 +143,9 @@ def _run(ns: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="toolpolicy-run-") as tmp:
         repos = Path(ns.repos) if ns.repos else None
-        result = run_instance(instance, ns.arm, model, workdir=Path(tmp), repos=repos)
+        result = run_instance(
+            instance, ns.arm, model, workdir=Path(tmp), repos=repos, tests_visible=not ns.hide_tests
+        )
     traj = result.trajectory
     out = Path(ns.out or f"reports/runs/{instance.instance_id}-{ns.arm}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -154,6 +156,7 @@ def _run(ns: argparse.Namespace) -> int:
     print(f"instance: {instance.instance_id}  arm: {ns.arm}  model: {traj.model}")
     print(f"outcome: {traj.outcome.record()}")
     print(f"resolved: {resolved}  turns: {len(traj.turns)}  tokens: {traj.tokens}  cost: {cost}")
+    print(f"FAIL_TO_PASS tests visible to the agent: {'no' if ns.hide_tests else 'yes'}")
     print(f"trajectory: {out}")
     return 0
 
@@ -212,6 +215,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--repos", help="directory of git mirrors, one per repo: <owner>__<name>")
     run.add_argument("--prices", help="a TOML price file overriding the shipped prices")
     run.add_argument("--out", help="trajectory file (default reports/runs/<id>-<arm>.jsonl)")
+    run.add_argument(
+        "--hide-tests",
+        action="store_true",
+        help="start the agent without the FAIL_TO_PASS tests (default: visible, spec §3.1)",
+    )
     run.set_defaults(func=_run)
     demo = sub.add_parser("demo", help="a short tour of the primitives on a bundled example repo")
     demo.set_defaults(func=_demo)

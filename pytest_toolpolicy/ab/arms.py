@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..bench.envs import environment_for
-from ..bench.grade import GradeResult, grade
+from ..bench.grade import GradeResult, apply_patch, grade
 from ..bench.instance import Instance
 from ..bench.workspaces import materialize
 from ..current.loop import CurrentLoop
@@ -45,12 +45,21 @@ def run_instance(
     variant: str | None = None,
     repos: Path | None = None,
     sandbox: Sandbox | None = None,
+    tests_visible: bool = True,
 ) -> ItemResult:
+    """With ``tests_visible`` the instance's ``test_patch`` is part of what the agent starts from
+    (spec §3.1's post-patch trigger runs the FAIL_TO_PASS tests, so they must exist); the agent's
+    patch never includes it, and grading resets and re-applies it as SWE-bench does."""
     if arm not in ARMS:
         raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
     config = config or PolicyConfig()
     sandbox = sandbox or Sandbox.from_env()
     workspace = materialize(instance, workdir, repos=repos)
+    if tests_visible and instance.test_patch.strip():
+        error = apply_patch(workspace.root, instance.test_patch)
+        if error:
+            raise ValueError(f"instance {instance.instance_id}: test_patch does not apply: {error}")
+        workspace.advance_base("toolpolicy: FAIL_TO_PASS tests visible to the agent")
     env = None if instance.path is not None else environment_for(instance, repos=repos)
     box = Toolbox(
         workspace.root,
@@ -71,6 +80,7 @@ def run_instance(
         **trajectory.meta,
         "underspecified": instance.underspecified,
         "sandbox": sandbox.mode,
+        "tests_visible": tests_visible,
         "grade": dataclasses.asdict(graded) if graded else None,
     }
     return ItemResult(dataclasses.replace(trajectory, meta=meta), graded)

@@ -92,7 +92,7 @@ def grade_patch(
         except (WorkspaceSetupError, EnvironmentSetupError) as exc:
             return _result(instance, "infra_error", {}, str(exc), start)
         if patch.strip():
-            error = _apply(workspace.root, patch)
+            error = apply_patch(workspace.root, patch)
             if error:
                 return _result(instance, "patch_error", {}, f"patch does not apply: {error}", start)
         touched = set(workspace.changed_files())
@@ -112,8 +112,8 @@ def _grade_here(
     tests: dict[str, TestOutcome] = dict.fromkeys(ids, "missing")
     root = workspace.root
     test_files = _patch_files(instance.test_patch)
-    _reset_to_base(workspace, test_files)
-    error = _apply(root, instance.test_patch) if instance.test_patch.strip() else None
+    _reset_to_base(workspace, test_files, instance.base_commit)
+    error = apply_patch(root, instance.test_patch) if instance.test_patch.strip() else None
     if error:
         return _result(instance, "infra_error", tests, f"test_patch does not apply: {error}", start)
     files = sorted({i.partition("::")[0] for i in ids if (root / i.partition("::")[0]).is_file()})
@@ -209,12 +209,13 @@ def _patch_files(patch: str) -> set[str]:
     return found
 
 
-def _reset_to_base(workspace: Workspace, paths: set[str]) -> None:
-    """The files test_patch touches, as they were at base (SWE-bench does the same)."""
+def _reset_to_base(workspace: Workspace, paths: set[str], base: str) -> None:
+    """The files test_patch touches, as they were at the instance's base commit (SWE-bench does
+    the same) — not the workspace's base, which may already hold visible tests."""
     for rel in paths:
         target = workspace.root / rel
         proc = subprocess.run(
-            ["git", "show", f"{workspace.base}:{rel}"], cwd=workspace.root, capture_output=True
+            ["git", "show", f"{base}:{rel}"], cwd=workspace.root, capture_output=True
         )
         if proc.returncode == 0:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -223,7 +224,7 @@ def _reset_to_base(workspace: Workspace, paths: set[str]) -> None:
             target.unlink()
 
 
-def _apply(root: Path, patch: str) -> str | None:
+def apply_patch(root: Path, patch: str) -> str | None:
     """git's own words when ``patch`` does not apply to the working tree at ``root``."""
     if not patch.endswith("\n"):
         patch += "\n"

@@ -64,6 +64,16 @@ class Workspace:
         self._git("add", "-A", ".", private_index=True)
         return self._git("write-tree", private_index=True).strip()
 
+    def advance_base(self, message: str) -> str:
+        """Commit the working tree on HEAD and make that the base: what the agent starts from
+        (e.g. with the judging tests made visible), so ``patch()`` holds only later changes."""
+        tree = self._snapshot_tree()
+        commit = self._git("commit-tree", tree, "-p", self.base, "-m", message).strip()
+        self._git("update-ref", "HEAD", commit)
+        self._git("read-tree", commit)  # the user's index follows HEAD
+        self.base = commit
+        return commit
+
     def tree_hash(self) -> str:
         """A content hash of the working tree: equal trees, equal hashes."""
         return self._snapshot_tree()

@@ -86,3 +86,16 @@ def test_contains_rejects_paths_that_leave(repo: Path):
     assert ws.contains("src/shop/cart.py")
     assert not ws.contains("../outside")
     assert not ws.contains("/etc/passwd")
+
+
+def test_advance_base_moves_what_the_patch_is_against(repo: Path):
+    ws = Workspace(repo)
+    old = ws.base
+    (repo / "visible_test.py").write_text("def test_x():\n    pass\n")
+    new = ws.advance_base("tests made visible")
+    assert new != old and ws.base == new
+    assert git(repo, "rev-parse", "HEAD").strip() == new
+    assert ws.patch() == ""
+    (repo / "src/shop/cart.py").write_text("# changed\n")
+    assert ws.changed_files() == ["src/shop/cart.py"]
+    assert git(repo, "status", "--porcelain").strip() == "M src/shop/cart.py"
