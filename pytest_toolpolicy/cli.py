@@ -157,6 +157,11 @@ def _run(ns: argparse.Namespace) -> int:
     print(f"outcome: {traj.outcome.record()}")
     print(f"resolved: {resolved}  turns: {len(traj.turns)}  tokens: {traj.tokens}  cost: {cost}")
     print(f"FAIL_TO_PASS tests visible to the agent: {'no' if ns.hide_tests else 'yes'}")
+    if traj.model.startswith("sim"):
+        print(
+            "note: sim is a fault-injecting simulator, not a language model; its tokens and cost"
+            " are estimates (tokenizer count, price table entry 'sim'), not a model's skill"
+        )
     print(f"trajectory: {out}")
     return 0
 

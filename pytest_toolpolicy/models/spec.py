@@ -8,11 +8,15 @@ fault-injecting simulator.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, cast, get_args
+from typing import TYPE_CHECKING, Literal, cast, get_args
 
 from .base import Model
 from .prices import PriceTable, load_prices
+
+if TYPE_CHECKING:
+    from ..bench.instance import Instance
 
 ModelKind = Literal["openai", "scripted", "sim"]
 ACCEPTED_FORMS = "openai:<model>, scripted:<file>, sim, sim:<profile-or-file>"
@@ -59,10 +63,14 @@ def build_model(
     cache_mode: str = "off",
     timeout: float = 60,
     max_retries: int = 4,
+    instances: Mapping[str, Instance] | None = None,
+    seed: int = 0,
 ) -> Model:
     """The model ``spec`` names, behind the record/replay cache unless ``cache_mode`` is off.
 
     Building reads no API key: ``openai:`` reads it at each call, so a replay needs none.
+    ``sim`` needs the ``instances`` it will be asked about (it knows their gold patches) and
+    draws its faults from ``seed``.
     """
     if isinstance(spec, str):
         spec = parse_model_spec(spec)
@@ -70,7 +78,12 @@ def build_model(
         raise ValueError(f"cache mode must be one of {', '.join(_CACHE_MODES)}, not {cache_mode!r}")
     if cache_mode != "off" and cache_path is None:
         raise ValueError(f"cache mode {cache_mode!r} needs a cache file path")
-    model = _backend(spec, base_url, api_key_env, prices, timeout, max_retries)
+    if spec.kind == "sim":
+        from .sim import SimModel, load_profile
+
+        model: Model = SimModel(instances or {}, load_profile(spec.arg), seed, prices=prices)
+    else:
+        model = _backend(spec, base_url, api_key_env, prices, timeout, max_retries)
     if cache_mode == "off":
         return model
     from .cache import CachedModel, CacheMode
@@ -98,11 +111,6 @@ def _backend(
             max_retries=max_retries,
             prices=prices if prices is not None else load_prices(),
         )
-    if spec.kind == "scripted":
-        from .scripted import ScriptedModel
+    from .scripted import ScriptedModel
 
-        return ScriptedModel.from_file(arg)
-    raise NotImplementedError(
-        f"model spec {str(spec)!r} is recognised, but the sim backend is not built yet"
-        " (it comes with the baseline-loop issue); use scripted:<file> or openai:<model>"
-    )
+    return ScriptedModel.from_file(arg)

@@ -87,10 +87,15 @@ def test_scripted_builds_from_its_file_and_can_sit_behind_the_cache(tmp_path: Pa
     assert cached.complete(request).replayed
 
 
-def test_sim_parses_but_does_not_build_yet() -> None:
-    for text in ("sim", "sim:oracle"):
-        with pytest.raises(NotImplementedError, match="sim backend is not built yet"):
-            build_model(text)
+def test_sim_builds_and_a_missing_profile_is_a_clear_error() -> None:
+    from pytest_toolpolicy.bench import load_instances
+    from pytest_toolpolicy.models.sim import ProfileError, SimModel
+
+    instances = {i.instance_id: i for i in load_instances("bundled").instances}
+    model = build_model("sim:oracle", instances=instances, prices=PriceTable())
+    assert isinstance(model, SimModel) and model.name == "sim:oracle"
+    with pytest.raises(ProfileError, match="cannot read sim profile nope.toml"):
+        build_model("sim:nope.toml")
 
 
 @pytest.mark.parametrize(

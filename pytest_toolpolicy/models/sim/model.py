@@ -1,0 +1,101 @@
+"""``SimModel``: the fault-injecting simulator behind the Model protocol.
+
+Stateless per request: the arm is told by the prompt (the policy's user message has
+``## Candidate tools``), the next action is derived from what the prompt shows, and every fault
+is a seeded decision (``dice.py``) logged once per opportunity. A reply that answers a rejection
+or an error carries no reply-shape fault: the simulator corrects what it was told was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from ...bench.instance import Instance
+from ..base import Completion, ModelError, ModelRequest
+from ..prices import PriceTable, load_prices
+from .baseline_arm import baseline_action
+from .dice import DecisionLog, Dice
+from .policy_arm import policy_action, read_prompt
+from .profile import Profile
+from .tokens import TokenCounter
+
+PRICE_ENTRY = "sim"
+_WRONG_TOOL = {"policy": "bash", "current": "run_tests"}
+_NEXT_CHECK = {"policy": "run_test", "current": "bash"}
+
+
+class SimModel:
+    def __init__(
+        self,
+        instances: Mapping[str, Instance],
+        profile: Profile,
+        seed: int = 0,
+        *,
+        prices: PriceTable | None = None,
+    ) -> None:
+        self.instances = dict(instances)
+        self.profile = profile
+        self.seed = seed
+        self.name = "sim" if profile.name == "default" else f"sim:{profile.name}"
+        self.log = DecisionLog()
+        self.tokens = TokenCounter()
+        self.prices = prices if prices is not None else load_prices()
+
+    def complete(self, request: ModelRequest) -> Completion:
+        start = time.monotonic()
+        instance = self.instances.get(request.item)
+        if instance is None:
+            raise ModelError(f"sim knows no instance {request.item!r} (turn {request.turn})")
+        messages = list(request.messages)
+        user = next((m["content"] for m in messages if m.get("role") == "user"), "")
+        arm = "policy" if "## Candidate tools" in user else "current"
+        dice = Dice(self.seed, self.profile, self.log, arm, instance.instance_id)
+        if arm == "policy":
+            call = policy_action(instance, user, dice)
+            _, latest = read_prompt(user)
+            correcting = latest.get("kind") == "rejected"
+        else:
+            call = baseline_action(instance, messages, dice)
+            last = messages[-1].get("content", "") if len(messages) > 2 else ""
+            correcting = "error:" in last or last.startswith("Format error")
+        key = f"turn{request.turn}:{'retry' if correcting else 'first'}"
+        fault = None if correcting else dice.reply_fault(key)
+        text = _render(call, fault, arm, instance)
+        usage = self.tokens.usage((instance.instance_id, arm), messages, text)
+        return Completion(
+            text=text,
+            usage=usage,
+            cost_usd=self.prices.cost(PRICE_ENTRY, usage),
+            latency_s=time.monotonic() - start,
+            model=self.name,
+            extra={"sim": {"fault": fault, "arm": arm, "tokens": self.tokens.method}},
+        )
+
+
+def _render(call: dict[str, Any], fault: str | None, arm: str, instance: Instance) -> str:
+    if fault == "malformed_json":
+        return json.dumps(call)[:-2]  # cut short, as a reply hitting a length limit is
+    if fault == "unknown_tool":
+        return json.dumps({"tool": _WRONG_TOOL[arm], "args": {"command": "pytest -x"}})
+    if fault == "bad_args":
+        return json.dumps({"tool": call["tool"], "args": _bad_args(call["args"])})
+    if fault == "multi_call":
+        target = instance.test_target or "tests"
+        check = {"target": target} if arm == "policy" else {"command": f"python -m pytest {target}"}
+        return json.dumps([call, {"tool": _NEXT_CHECK[arm], "args": check}])
+    return json.dumps(call)
+
+
+def _bad_args(args: dict[str, Any]) -> dict[str, Any]:
+    """Missing, extra or mistyped, chosen by the arguments' own shape so it is deterministic."""
+    if not args:
+        return {"verbose": True}
+    name, value = next(iter(args.items()))
+    if len(args) > 1:
+        return {k: v for k, v in args.items() if k != name}  # missing
+    if isinstance(value, str):
+        return {name: [value]}  # mistyped
+    return {**args, "verbose": True}  # extra

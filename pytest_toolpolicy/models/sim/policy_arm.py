@@ -1,0 +1,133 @@
+"""The simulator in the policy arm: its next call, read off the selection prompt alone
+(the ledger lines ``kind, target, result`` and the latest observation)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ...bench.instance import Instance
+from .dice import Dice
+from .plan import Plan, blind_search, make_plan
+
+Call = dict[str, Any]
+
+
+_SHOWN = re.compile(r"\(last (\d+) of (\d+) entries\)")
+
+
+def ledger_truncated(user: str) -> bool:
+    """Whether the prompt's ledger window leaves out older entries."""
+    m = _SHOWN.search(user.partition("### Ledger")[2][:80])
+    return bool(m) and int(m.group(1)) < int(m.group(2))
+
+
+def read_prompt(user: str) -> tuple[list[str], dict[str, Any]]:
+    """The ledger lines and the latest observation of a policy prompt."""
+    head, _, rest = user.partition("### Ledger")
+    ledger_part, _, latest_part = rest.partition("\n### Latest observation\n")
+    lines = [line for line in ledger_part.splitlines()[1:] if line and line != "(empty)"]
+    latest_text = latest_part.split("\n\n## Issue\n", 1)[0].strip()
+    try:
+        latest = json.loads(latest_text)
+    except ValueError:
+        latest = {}
+    return lines, latest if isinstance(latest, dict) else {}
+
+
+def policy_action(instance: Instance, user: str, dice: Dice) -> Call:
+    lines, latest = read_prompt(user)
+    if instance.underspecified or not instance.patch:
+        if dice.roll("guess", "issue"):
+            return _call("stop", reason="fixed the issue as I understood it")
+        return _call("ask_user", question=_question(instance))
+    if latest.get("trust") == "unverified" and latest.get("kind") in ("read_entity", "run_test"):
+        key = f"{latest['kind']}, {latest.get('target')},"
+        if sum(line.startswith(key) for line in lines) <= 1:  # re-check once
+            arg = "selector" if latest["kind"] == "read_entity" else "target"
+            return _call(latest["kind"], **{arg: latest.get("target")})
+    plan = make_plan(instance, dice, entity_scoped=True)
+    return _next(plan, lines, ledger_truncated(user), dice)
+
+
+def _done(edits: tuple[Any, ...], lines: list[str], truncated: bool) -> int:
+    """How many planned edits are committed. The ledger window is a suffix of the whole ledger,
+    so once older entries fall out of it the visible commits are matched, in order, against the
+    plan's selectors (the first consistent position), not merely counted."""
+    seen = [line.split(", ", 2)[1] for line in lines if _is_commit(line)]
+    if not truncated:
+        return len(seen)
+    selectors = [e.selector for e in edits]
+    for k in range(len(seen), len(selectors) + 1):
+        if selectors[k - len(seen) : k] == seen:
+            return k
+    return len(seen)
+
+
+def _next(plan: Plan, lines: list[str], truncated: bool, dice: Dice) -> Call:
+    committed = [i for i, line in enumerate(lines) if _is_commit(line)]
+    edits = plan.first + plan.fix
+    done = _done(edits, lines, truncated)
+    tests = [i for i, line in enumerate(lines) if line.startswith("test, ")]
+    seen = tests[-1] if tests and (not committed or tests[-1] > committed[-1]) else None
+    if done < len(plan.first) or (seen is not None and done < len(edits) and _failed(lines[seen])):
+        return _edit(edits[done], done, lines, dice)
+    if seen is not None:
+        if _failed(lines[seen]):
+            return _call("stop", reason="the tests still fail; giving up")
+        return _call("stop", reason="fixed; the tests pass")
+    if done and dice.roll("premature_success", "patch"):
+        return _call("stop", reason="fixed")
+    last = edits[max(done - 1, 0)]
+    return _call("read_entity", selector=last.selector, body=True)  # re-check: the test fires
+
+
+def _edit(edit: Any, index: int, lines: list[str], dice: Dice) -> Call:
+    sel = edit.selector
+    last = max((i for i, line in enumerate(lines) if _is_commit(line)), default=-1)
+    refusals = [r for r in (_refusal(line, sel) for line in lines[last + 1 :]) if r]
+    if len(refusals) >= 2 and refusals[-1] == refusals[-2]:
+        return _call("stop", reason=f"the edit of {sel} was refused twice: {refusals[-1]}")
+    read = any(
+        line.startswith(f"read_entity, {sel}, ") and ", error:" not in line for line in lines
+    )
+    tried = any(
+        (line.startswith(f"edit_entity, {sel}, error") or line.startswith("rejected, edit_entity"))
+        and sel in line
+        for line in lines
+    )
+    if not read and tried:
+        return _call("read_entity", selector=sel, body=True)
+    if not read and not dice.roll("blind_edit", f"edit{index}"):
+        return _call("read_entity", selector=sel, body=True)
+    search = edit.search
+    if not read and dice.roll("blind_wrong", f"edit{index}"):
+        search = blind_search(search)
+    return _call("edit_entity", selector=sel, search=search, replace=edit.replace)
+
+
+def _refusal(line: str, sel: str) -> str | None:
+    """The reason an edit of ``sel`` was refused on this ledger line, if it was."""
+    if line.startswith(f"edit_entity, {sel}, error"):
+        return line.split(", ", 2)[2]
+    if line.startswith("rejected, edit_entity") and sel in line:
+        return line.split(", ", 2)[2] if line.count(", ") >= 2 else line
+    return None
+
+
+def _is_commit(line: str) -> bool:
+    return line.startswith("edit_entity, ") and ", committed" in line
+
+
+def _failed(line: str) -> bool:
+    return '"passed": false' in line
+
+
+def _question(instance: Instance) -> str:
+    first = instance.problem_statement.strip().splitlines()[0][:120]
+    return f"The issue does not say what the correct behaviour is ({first}). What should it be?"
+
+
+def _call(tool: str, **args: Any) -> Call:
+    return {"tool": tool, "args": args}
