@@ -119,7 +119,6 @@ def _validate(ns: argparse.Namespace) -> int:
 
 
 def _run(ns: argparse.Namespace) -> int:
-    import inspect
     import tempfile
     from pathlib import Path
 
@@ -134,11 +133,10 @@ def _run(ns: argparse.Namespace) -> int:
     if not loaded.instances:
         raise UsageError("; ".join(str(e) for e in loaded.errors) or f"no instance {ns.instance}")
     instance = loaded.instances[0]
-    extra = {}
-    if "instances" in inspect.signature(build_model).parameters:  # sim needs the instances
-        extra["instances"] = {instance.instance_id: instance}
     try:
-        model = build_model(ns.model, prices=load_prices(ns.prices), **extra)
+        # sim needs the instance it simulates; other backends ignore it
+        instances = {instance.instance_id: instance}
+        model = build_model(ns.model, prices=load_prices(ns.prices), instances=instances)
     except (ValueError, NotImplementedError, PriceError, CacheError, OSError) as exc:
         raise UsageError(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="toolpolicy-run-") as tmp:
