@@ -76,6 +76,10 @@ class Turn:
     deferred: tuple[ToolCall, ...] = ()
     noop: str | None = None  # why the turn was a no-op
     extra_selections: tuple[dict[str, Any], ...] = ()  # the re-selection after a rejection
+    # The model-requested calls that ran, in order (not the harness's triggered calls): the
+    # calls §9's call precision counts. ``suppressed``: removed by a counterfactual rerun.
+    executed: tuple[ToolCall, ...] = ()
+    suppressed: tuple[ToolCall, ...] = ()
 
     @property
     def usage_tokens(self) -> int:
@@ -143,4 +147,6 @@ def _turn(data: dict[str, Any]) -> Turn:
         deferred=tuple(ToolCall(**c) for c in data["deferred"]),
         noop=data["noop"],
         extra_selections=tuple(data["extra_selections"]),
+        executed=tuple(ToolCall(**c) for c in data.get("executed", ())),
+        suppressed=tuple(ToolCall(**c) for c in data.get("suppressed", ())),
     )

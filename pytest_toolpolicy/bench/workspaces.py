@@ -60,10 +60,18 @@ def materialize(
     repos: Path | None = None,
     cache_dir: Path | None = None,
     url_template: str = GITHUB_URL,
+    name: str | None = None,
 ) -> Workspace:
-    """A new workspace directory under ``parent`` holding ``instance`` at its base commit."""
+    """A new workspace directory under ``parent`` holding ``instance`` at its base commit:
+    ``parent/name`` when a name is given (replacing what was there; a run that must see the
+    same paths every time, as the A/B does), else a fresh unique directory."""
     parent.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix=f"{mirror_name(instance.instance_id)}-", dir=parent))
+    if name is not None:
+        root = parent / name
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir()
+    else:
+        root = Path(tempfile.mkdtemp(prefix=f"{mirror_name(instance.instance_id)}-", dir=parent))
     try:
         if instance.path is not None:
             return _bundled(instance, root)

@@ -7,6 +7,8 @@ ends when the model says it is done. Same budgets and Trajectory format as the p
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..models.base import Model, ModelError, ModelRequest
@@ -40,12 +42,18 @@ class CurrentLoop:
         max_turns: int = 30,
         max_cost_usd: float | None = None,
         variant: str = "current",
+        dispatch: Callable[[str, dict[str, Any]], Envelope] | None = None,
+        suppress: Callable[[ToolCall], bool] | None = None,
     ) -> None:
+        """``dispatch`` runs a tool (default: the four baseline tools over ``toolbox``; the A/B
+        puts its memo here); ``suppress`` removes a call (counterfactual reruns)."""
         self.toolbox = toolbox
         self.model = model
         self.max_turns = max_turns
         self.max_cost_usd = max_cost_usd
         self.variant = variant
+        self.dispatch = dispatch or partial(call_tool, toolbox)
+        self.suppress = suppress
 
     def run(self, task: Task) -> Trajectory:
         budget = Budget(max_usd=self.max_cost_usd)
@@ -76,10 +84,18 @@ class CurrentLoop:
                 messages.append(format_error_message(error))
                 turns.append(Turn(**turn, noop=error))
             else:
-                observations, results, outcome = self._execute(calls)
+                observations, results, outcome, suppressed = self._execute(calls)
                 if outcome is None:
                     messages.append(results_message(results))
-                turns.append(Turn(**turn, request=calls[0], observations=tuple(observations)))
+                turns.append(
+                    Turn(
+                        **turn,
+                        request=calls[0],
+                        observations=tuple(observations),
+                        executed=tuple(call for call, _ in results),
+                        suppressed=tuple(suppressed),
+                    )
+                )
             if outcome is None and budget.exhausted:
                 outcome = Outcome("budget_exhausted", {"reason": budget.reason})
             if outcome is not None:
@@ -104,21 +120,26 @@ class CurrentLoop:
 
     def _execute(
         self, calls: list[ToolCall]
-    ) -> tuple[list[Observation], list[tuple[ToolCall, Envelope]], Outcome | None]:
-        """Run the calls in order; ``submit`` ends the run there (calls after it are dropped)."""
+    ) -> tuple[list[Observation], list[tuple[ToolCall, Envelope]], Outcome | None, list[ToolCall]]:
+        """Run the calls in order; ``submit`` ends the run there (calls after it are dropped).
+        A suppressed call is left out as if the reply had not contained it."""
         observations: list[Observation] = []
         results: list[tuple[ToolCall, Envelope]] = []
+        suppressed: list[ToolCall] = []
         for call in calls:
             if call.tool == SUBMIT:
                 message = call.args.get("message", "")
                 reason = message if isinstance(message, str) else str(message)
-                return observations, results, Outcome("stop", {"reason": reason})
-            envelope = call_tool(self.toolbox, call.tool, call.args)
+                return observations, results, Outcome("stop", {"reason": reason}), suppressed
+            if self.suppress is not None and self.suppress(call):
+                suppressed.append(call)
+                continue
+            envelope = self.dispatch(call.tool, call.args)
             results.append((call, envelope))
             observations.append(
                 Observation(call.tool, target_of(call), summarize(call, envelope), envelope)
             )
-        return observations, results, None
+        return observations, results, None, suppressed
 
 
 def summarize(call: ToolCall, envelope: Envelope) -> str:

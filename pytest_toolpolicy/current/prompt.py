@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from ..primitives.envelope import Envelope
+from ..primitives.volatile import mask_volatile
 from ..types import ToolCall
 
 SUBMIT = "submit"
@@ -120,7 +121,8 @@ def parse_reply(text: str) -> tuple[list[ToolCall], str | None]:
 
 def results_message(results: list[tuple[ToolCall, Envelope]]) -> dict[str, str]:
     blocks = [render_result(i, call, env) for i, (call, env) in enumerate(results, 1)]
-    return {"role": "user", "content": "\n\n".join(blocks)}
+    # Empty only when a counterfactual rerun removed every call of the reply.
+    return {"role": "user", "content": "\n\n".join(blocks) or "(no results)"}
 
 
 def render_result(position: int, call: ToolCall, envelope: Envelope) -> str:
@@ -130,7 +132,8 @@ def render_result(position: int, call: ToolCall, envelope: Envelope) -> str:
     if not envelope["ok"]:
         lines.append(f"error: {envelope['error']}")
     if call.tool == "bash" and data:
-        lines += [f"exit_code: {data['exit_code']}", "output:", data["output"] or "(no output)"]
+        output = mask_volatile(data["output"]) or "(no output)"
+        lines += [f"exit_code: {data['exit_code']}", "output:", output]
     elif envelope["ok"] and call.tool == "read_file":
         lines += [f"lines {data['start']}-{data['end']} of {data['total_lines']}:", data["content"]]
     elif envelope["ok"] and call.tool == "write_file":

@@ -142,6 +142,7 @@ def bash(toolbox: Toolbox, command: str, timeout: float = 120) -> Envelope:
         timeout=timeout,
         merge_stderr=True,
         python=toolbox.python,
+        env=toolbox.sandbox_env,
     )
     output, truncated = tail_chars(result.stdout.decode("utf-8", errors="replace"))
     if result.stdout_dropped:

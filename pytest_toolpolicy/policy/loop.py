@@ -10,11 +10,13 @@ of the final patch. It fires at most once per patch (keyed by the workspace's co
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..models.base import Completion, Model, ModelError
 from ..models.budget import Budget
+from ..primitives.envelope import Envelope
 from ..primitives.toolbox import Toolbox
 from ..types import Observation, Outcome, Rejection, ToolCall, Trajectory, Turn
 from .config import PolicyConfig
@@ -56,12 +58,18 @@ class PolicyLoop:
         *,
         embedder: Any = None,
         variant: str = "policy",
+        dispatch: Callable[[str, dict[str, Any]], Envelope] | None = None,
+        suppress: Callable[[ToolCall], bool] | None = None,
     ) -> None:
+        """``dispatch`` runs a tool (default ``toolbox.call``; the A/B puts its memo here);
+        ``suppress`` says whether a model-requested call is removed (counterfactual reruns)."""
         self.toolbox = toolbox
         self.model = model
         self.config = config or PolicyConfig()
         self.embedder = embedder
         self.variant = variant
+        self.dispatch = dispatch or toolbox.call
+        self.suppress = suppress
 
     def run(self, task: Task) -> Trajectory:
         state = _Run(budget=Budget(max_usd=self.config.max_cost_usd))
@@ -104,7 +112,7 @@ class PolicyLoop:
     ) -> tuple[Turn, Outcome | None, list[str]]:
         config = self.config
         observations: list[Observation] = []
-        state.ledger, fired = symbol_trigger(new_texts, state.ledger, self.toolbox.call, config)
+        state.ledger, fired = symbol_trigger(new_texts, state.ledger, self.dispatch, config)
         observations += fired
         messages, completion, error = self._select(task, state, index)
         turn = {"index": index, "prompt": messages}
@@ -159,6 +167,8 @@ class PolicyLoop:
             state.ledger = state.ledger.append(note)
             observations.append(note)
         texts: list[str] = []
+        executed: list[ToolCall] = []
+        suppressed: list[ToolCall] = []
         for call in calls:
             if call is not parsed.call:
                 rejection = validate(call, state.ledger, self.toolbox.index, config)
@@ -167,9 +177,14 @@ class PolicyLoop:
                     state.ledger = state.ledger.append(observation)
                     observations.append(observation)
                     continue
-            executed = self._execute(task, state, call)
-            observations += executed
-            texts += [t for o in executed for t in texts_of(o)]
+            if self.suppress is not None and self.suppress(call):
+                suppressed.append(call)  # removed: not run, no observation, as if never asked
+                continue
+            new = self._execute(task, state, call)
+            executed.append(call)
+            observations += new
+            texts += [t for o in new for t in texts_of(o)]
+        turn.update(executed=tuple(executed), suppressed=tuple(suppressed))
         return _turn(turn, observations), self._budget_outcome(state), texts
 
     def _reselect(
@@ -229,7 +244,9 @@ class PolicyLoop:
         out: list[Observation] = []
         if call.tool != "edit_entity":
             out += self._patch_formed(task, state)
-        state.ledger, executed, diff = execute_call(self.toolbox, state.ledger, call, self.config)
+        state.ledger, executed, diff = execute_call(
+            self.toolbox, state.ledger, call, self.config, self.dispatch
+        )
         if diff is not None:
             state.pending_patch = True
             state.edits.append(diff)
@@ -242,7 +259,7 @@ class PolicyLoop:
         if not task.test_target:
             return []
         state.ledger, fired = test_trigger(
-            self._patch_key(state), task.test_target, state.ledger, self.toolbox.call, self.config
+            self._patch_key(state), task.test_target, state.ledger, self.dispatch, self.config
         )
         return fired
 
@@ -258,12 +275,16 @@ class PolicyLoop:
 
 
 def execute_call(
-    toolbox: Toolbox, ledger: Ledger, call: ToolCall, config: PolicyConfig
+    toolbox: Toolbox,
+    ledger: Ledger,
+    call: ToolCall,
+    config: PolicyConfig,
+    dispatch: Callable[[str, dict[str, Any]], Envelope] | None = None,
 ) -> tuple[Ledger, list[Observation], str | None]:
     """Run one validated call, pass its capture through the trust gate, and fire the post-edit
     lint trigger when it committed an edit. Returns the ledger, the new observations, and the
     edit's diff when an edit was committed (else None)."""
-    envelope = toolbox.call(call.tool, call.args)
+    envelope = (dispatch or toolbox.call)(call.tool, call.args)
     verdict = trust_gate(call, envelope, config)
     observation = observe(call, envelope, verdict.observation, verdict.trusted, verdict.caveat)
     ledger = ledger.append(observation)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..primitives.volatile import without_volatile
 from ..types import Observation
 from .config import PolicyConfig
 from .ledger import Ledger
@@ -105,7 +106,9 @@ def verbatim(observation: Observation | None) -> str:
         "source": observation.source,
         "trust": observation.trust,
         "caveat": observation.caveat,
-        "data": observation.data if observation.data is not None else observation.result,
+        "data": without_volatile(
+            observation.data if observation.data is not None else observation.result
+        ),
     }
     text = json.dumps(record, ensure_ascii=False, default=str)
     return _cap(text, MAX_VERBATIM_CHARS)

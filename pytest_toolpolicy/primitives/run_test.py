@@ -27,7 +27,12 @@ _PYTEST_NOT_FOUND = (4, 5)  # usage error (e.g. unknown node id), no tests colle
 
 
 def run_test(
-    root: Path, sandbox: Sandbox, target: str, timeout: int = 120, python: str | None = None
+    root: Path,
+    sandbox: Sandbox,
+    target: str,
+    timeout: int = 120,
+    python: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> Envelope:
     """Run ``target`` in the workspace ``root`` and report how it ended.
 
@@ -61,7 +66,14 @@ def run_test(
     if error:
         return fail(error)
     result = sandbox.run(
-        argv, cwd=root, writable=root, stdin=None, timeout=timeout, merge_stderr=True, python=python
+        argv,
+        cwd=root,
+        writable=root,
+        stdin=None,
+        timeout=timeout,
+        merge_stderr=True,
+        python=python,
+        env=env,
     )
     full = result.stdout.decode("utf-8", errors="replace")
     output, truncated = tail_lines(full, result.stdout_dropped)

@@ -111,9 +111,11 @@ class Sandbox:
         timeout: float,
         merge_stderr: bool,
         python: str | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> RunResult:
         """Run ``argv`` with ``cwd`` (inside ``writable``; default ``writable``, else a private
-        temporary directory) and return what it printed and how it ended."""
+        temporary directory) and return what it printed and how it ended. ``env``: variables the
+        harness adds to the allow-listed environment (never anything of the host's)."""
         python = resolve_python(python)
         writable = writable.resolve() if writable else None
         if writable and not writable.is_dir():
@@ -123,7 +125,7 @@ class Sandbox:
         scratch = None if self.mode == "bwrap" else Path(tempfile.mkdtemp(prefix="toolpolicy-"))
         home = scratch or Path(SANDBOX_HOME)
         cwd = cwd.resolve() if cwd else writable or home
-        env = sandbox_env(python, str(home))
+        env = {**sandbox_env(python, str(home)), **(env or {})}
         cgroups = create_run_cgroups(self.limits.pids, self.limits.memory_bytes)
         try:
             command = list(argv)

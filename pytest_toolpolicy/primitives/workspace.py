@@ -105,6 +105,10 @@ class Workspace:
         tree = self._snapshot_tree()
         return self._git("diff", "--name-only", self.base, tree).splitlines()
 
+    def changed_between(self, tree_a: str, tree_b: str) -> list[str]:
+        """Paths that differ between two trees (or commits) of this repository."""
+        return self._git("diff", "--name-only", "--no-renames", tree_a, tree_b).splitlines()
+
     def contains(self, path: str | os.PathLike[str]) -> bool:
         """Whether ``path`` (relative to the root, or absolute) resolves inside the workspace."""
         target = (self.root / path).resolve()

@@ -86,3 +86,18 @@ def test_sees_edits(box: Toolbox):
     path.write_text(path.read_text() + "\n\ndef brand_new():\n    pass\n")
     box.index.reindex("src/shop/cart.py")
     assert selectors(box.call("search_symbol", {"query": "brand_new"})) == ["shop.cart.brand_new"]
+
+
+def test_a_query_never_matches_across_two_selectors(tmp_path: Path):
+    """The substring tier scans the selectors joined by line breaks; a two-line query would
+    match the end of one selector and the start of the next, a match holding neither line."""
+    root = tmp_path / "r"
+    (root / "cronparse").mkdir(parents=True)
+    (root / "cronparse/__init__.py").write_text("")
+    (root / "cronparse/a.py").write_text("def next_run():\n    pass\n")
+    (root / "cronparse/b.py").write_text("def other():\n    pass\n")
+    box = Toolbox(root)
+    assert "cronparse.a.next_run" in selectors(box.call("search_symbol", {"query": "next_run"}))
+    for query in ("next_run\ncronparse", "run\ncron", "a.next_run\ncronparse.b"):
+        env = box.call("search_symbol", {"query": query})
+        assert env["ok"] and selectors(env) == [], query
