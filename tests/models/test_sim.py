@@ -93,8 +93,8 @@ def test_same_seed_same_trajectory_other_seed_different(instance, arm, tmp_path:
 def test_fault_rates_of_the_decision_machinery() -> None:
     """Per-class rates on the decision machinery itself (``Dice``, the code every fault of the
     simulator goes through), with 20,000 opportunities per class: each observed rate is within
-    ±30% of the default profile's configured rate. The end-to-end run over the bundled benchmark
-    is in ``test_fault_rates_end_to_end``, which is smaller (see there)."""
+    ±30% of the default profile's configured rate. End to end over the whole bundled benchmark
+    (seeds 0..9, opt-in for its ~6 minutes): ``tests/ab/test_fault_rates.py``."""
     profile = default_profile()
     log = DecisionLog()
     n = 20_000
@@ -121,10 +121,8 @@ def test_default_profile_end_to_end(tmp_path: Path) -> None:
     opportunities, and the reply-shape faults taken together (configured 0.33 per reply) must
     occur within ±30% of their configured rate over every reply the simulator wrote.
 
-    Gates: at least one rejection and at least one post-patch ``test`` trigger observation in the
-    policy arm. The default profile cannot produce an ``unverified`` caveat: every fault the
-    simulator injects is in its own replies, while the trust gate checks the envelopes the harness
-    captured, which the simulator never touches; so none is expected and none is asserted.
+    Gates: in the policy arm at least one rejection and at least one post-patch ``test`` trigger
+    observation (the trust gate: ``test_default_profile_trust_gate_end_to_end``).
 
     Tokens: estimates, prompt > 0, cached ≤ prompt, and on the same instance the baseline arm's
     growing history gets a larger cached share of its prompt tokens than the policy arm's
@@ -166,6 +164,50 @@ def test_default_profile_end_to_end(tmp_path: Path) -> None:
             prompt = sum(u["prompt_tokens"] for u in usages)
             share[arm] = sum(u["cached_prompt_tokens"] for u in usages) / prompt
         assert share["current"] > share["policy"], (instance.instance_id, share)
+
+
+def test_default_profile_trust_gate_end_to_end(tmp_path: Path) -> None:
+    """The default profile over every resolvable instance in the policy arm, seed 0: the trust
+    gate leaves ``unverified`` only ``run_test`` observations, each with the exit-code caveat
+    (``flaky_tool``: the simulator as a tool wrapper whose ``passed`` contradicts the real exit
+    code; the run and its exit code are real), and at least one. The simulator does not take
+    such a result at its word: at least once it runs the test again right away, and every stop
+    it explains by the tests agrees with the last real exit code it was shown."""
+    model = build_model("sim", instances=BY_ID, seed=0)
+    unverified = rechecked = 0
+    for k, instance in enumerate(RESOLVABLE):
+        run = run_instance(
+            instance, "policy", model, workdir=tmp_path / str(k)
+        ).trajectory.to_dict()
+        turns = run["turns"]
+        codes = []  # the real exit code of every test result, in order
+        for n, turn in enumerate(turns):
+            for observation in turn["observations"]:
+                codes += _exit_codes(observation)
+                if observation["trust"] == "trusted":
+                    continue
+                unverified += 1
+                assert observation["kind"] == "run_test"
+                data = observation["data"]["data"]["data"]  # the wrapper's capture, as returned
+                assert observation["caveat"] == (
+                    f"exit_code: passed={str(data['passed']).lower()} but "
+                    f"exit_code={data['exit_code']}"
+                )
+                following = turns[n + 1]["request"] if n + 1 < len(turns) else None
+                rechecked += bool(following and following["tool"] == "run_test")
+        reason = run["outcome"]["detail"].get("reason", "")
+        if "the tests pass" in reason or "the tests still fail" in reason:
+            assert ("the tests pass" in reason) == (codes[-1] == 0), (run["instance_id"], codes)
+    assert unverified and rechecked
+
+
+def _exit_codes(observation: dict) -> list[int]:
+    """The real exit code of a test result (the post-patch trigger's, or a run_test's)."""
+    if observation["kind"] == "test":
+        return [observation["result"]["exit_code"]]
+    if observation["kind"] == "run_test" and isinstance(observation["result"], dict):
+        return [observation["result"]["exit_code"]]
+    return []
 
 
 def test_an_edit_refused_twice_for_the_same_reason_stops() -> None:

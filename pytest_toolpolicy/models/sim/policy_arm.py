@@ -42,13 +42,16 @@ def policy_action(instance: Instance, user: str, dice: Dice) -> Call:
         if dice.roll("guess", "issue"):
             return _call("stop", reason="fixed the issue as I understood it")
         return _call("ask_user", question=_question(instance))
+    # An unverified read or test result is not taken at its word: checked again, once. (A test
+    # is then judged by its exit code, never by the ``passed`` beside it: see ``_failed``.)
     if latest.get("trust") == "unverified" and latest.get("kind") in ("read_entity", "run_test"):
         key = f"{latest['kind']}, {latest.get('target')},"
         if sum(line.startswith(key) for line in lines) <= 1:  # re-check once
             arg = "selector" if latest["kind"] == "read_entity" else "target"
             return _call(latest["kind"], **{arg: latest.get("target")})
     plan = make_plan(instance, dice, entity_scoped=True)
-    return _next(plan, lines, ledger_truncated(user), dice)
+    target = instance.test_target or "tests"
+    return _next(plan, lines, ledger_truncated(user), dice, target)
 
 
 def _done(edits: tuple[Any, ...], lines: list[str], truncated: bool) -> int:
@@ -65,11 +68,11 @@ def _done(edits: tuple[Any, ...], lines: list[str], truncated: bool) -> int:
     return len(seen)
 
 
-def _next(plan: Plan, lines: list[str], truncated: bool, dice: Dice) -> Call:
+def _next(plan: Plan, lines: list[str], truncated: bool, dice: Dice, target: str) -> Call:
     committed = [i for i, line in enumerate(lines) if _is_commit(line)]
     edits = plan.first + plan.fix
     done = _done(edits, lines, truncated)
-    tests = [i for i, line in enumerate(lines) if line.startswith("test, ")]
+    tests = [i for i, line in enumerate(lines) if _is_test(line)]
     seen = tests[-1] if tests and (not committed or tests[-1] > committed[-1]) else None
     if done < len(plan.first) or (seen is not None and done < len(edits) and _failed(lines[seen])):
         return _edit(edits[done], done, lines, dice)
@@ -79,8 +82,9 @@ def _next(plan: Plan, lines: list[str], truncated: bool, dice: Dice) -> Call:
         return _call("stop", reason="fixed; the tests pass")
     if done and dice.roll("premature_success", "patch"):
         return _call("stop", reason="fixed")
-    last = edits[max(done - 1, 0)]
-    return _call("read_entity", selector=last.selector, body=True)  # re-check: the test fires
+    # Check the patch by running the test, as the baseline does: the post-patch trigger fires
+    # first (this call forms the patch), then this run's own result follows it.
+    return _call("run_test", target=target)
 
 
 def _edit(edit: Any, index: int, lines: list[str], dice: Dice) -> Call:
@@ -120,8 +124,19 @@ def _is_commit(line: str) -> bool:
     return line.startswith("edit_entity, ") and ", committed" in line
 
 
+def _is_test(line: str) -> bool:
+    """A test result: the post-patch trigger's, or a run_test the simulator asked for (not one
+    that failed to run: that line has no exit code)."""
+    return line.startswith(("test, ", "run_test, ")) and _EXIT.search(line) is not None
+
+
+_EXIT = re.compile(r'"exit_code": (-?\d+)')
+
+
 def _failed(line: str) -> bool:
-    return '"passed": false' in line
+    """Judged by the exit code alone: a wrapper's ``passed`` may contradict it (``flaky_tool``)."""
+    m = _EXIT.search(line)
+    return m is None or int(m.group(1)) != 0
 
 
 def _question(instance: Instance) -> str:

@@ -30,6 +30,7 @@ class Profile:
     wrong_patch: float = 0.0
     premature_success: float = 0.0
     guess: float = 0.0
+    flaky_tool: float = 0.0
 
     def rates(self) -> dict[str, float]:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"}

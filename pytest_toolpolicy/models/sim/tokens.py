@@ -9,6 +9,7 @@ and arm), so a growing history is credited its reuse and a re-assembled prompt i
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,9 +55,12 @@ class TokenCounter:
 
     def usage(self, run: tuple[str, str], messages: Sequence[dict[str, str]], reply: str) -> Usage:
         prompt = self.ids(render(messages))
+        # Kept sorted: the longest prefix shared with any earlier request is shared with one
+        # of the new prompt's two neighbours in lexicographic order, so two comparisons do.
         earlier = self._seen.setdefault(run, [])
-        cached = max((_shared(prompt, e) for e in earlier), default=0)
-        earlier.append(prompt)
+        at = bisect.bisect_left(earlier, prompt)
+        cached = max((_shared(prompt, e) for e in earlier[max(0, at - 1) : at + 1]), default=0)
+        earlier.insert(at, prompt)
         return Usage(
             prompt_tokens=len(prompt),
             completion_tokens=max(1, len(self.ids(reply))),
@@ -66,9 +70,13 @@ class TokenCounter:
 
 
 def _shared(a: tuple[int, ...], b: tuple[int, ...]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    """The length of the longest common prefix: a binary search over slice comparisons, which
+    run in C, since a run compares every request with all earlier ones."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
