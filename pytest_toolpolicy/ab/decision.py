@@ -1,0 +1,111 @@
+"""Spec §9's decision rule, candidate ("policy") vs current, evaluated exactly.
+
+Every measure is compared as a ``Fraction`` (counts for ratios, ``Fraction(repr(x))`` for $), so
+a cost of exactly 1.5× passes and a precision drop of 0.031 fails, as written. An unknown measure
+(an unpriced model, an arm that made no calls) cannot satisfy its criterion: the rule demands the
+candidate be shown no worse, and NaN shows nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import pandas as pd
+
+from .fmt import MINUS, limit, number, signed
+from .measures import exact
+
+SPEND_LIMIT = Fraction(3, 2)  # cost and tokens: candidate ≤ 1.5 × current
+REGRESSION = Fraction(3, 100)  # precision and selection: candidate ≥ current − 0.03
+CRITERIA = ("resolve", "cost", "tokens", "call_precision", "selection_accuracy")
+
+
+@dataclass(frozen=True)
+class Criterion:
+    name: str
+    passed: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    adopt: bool
+    criteria: dict[str, Criterion]
+
+    @property
+    def verdict(self) -> str:
+        if self.adopt:
+            return "ADOPT"
+        failed = ", ".join(c.detail for c in self.criteria.values() if not c.passed)
+        return f"NOT ADOPTED \u2014 failed: {failed}"
+
+
+def _unknown(name: str, cand: Fraction | None, why: str, needs: str) -> Criterion:
+    side = "the candidate" if cand is None else "current"
+    return Criterion(name, False, f"{name} unknown for {side} ({why}) \u2014 cannot show {needs}")
+
+
+def _resolve(cand: Fraction | None, cur: Fraction | None) -> Criterion:
+    if cand is None or cur is None:
+        return _unknown("resolve", cand, "no items ran", "a strict gain")
+    a, b = number(cand), number(cur)
+    if cand == cur:
+        return Criterion("resolve", False, f"resolve (tie {a} = {b})")
+    if cand < cur:
+        return Criterion("resolve", False, f"resolve {a} < {b} ({signed(cand - cur)})")
+    return Criterion("resolve", True, f"resolve {a} vs {b} ({signed(cand - cur)})")
+
+
+def _spend(name: str, cand: Fraction | None, cur: Fraction | None, why: str) -> Criterion:
+    needs = f"\u2264 {limit(SPEND_LIMIT)}\u00d7"
+    if cand is None or cur is None:
+        return _unknown(name, cand, why, needs)
+    passed = cand <= SPEND_LIMIT * cur
+    if cur == 0:
+        # No ratio exists against a free current arm; only an equally free candidate passes.
+        shown = f"{name} {number(cand, 4)} vs 0"
+        return Criterion(name, passed, f"{shown} ({needs})" if passed else f"{shown} > 0")
+    ratio = number(cand / cur, 2, SPEND_LIMIT) + "\u00d7"
+    if passed:
+        return Criterion(name, True, f"{name} {ratio} ({needs})")
+    return Criterion(name, False, f"{name} {ratio} > {limit(SPEND_LIMIT)}\u00d7")
+
+
+def _no_regression(name: str, cand: Fraction | None, cur: Fraction | None, why: str) -> Criterion:
+    needs = f"\u2265 current {MINUS} {limit(REGRESSION)}"
+    if cand is None or cur is None:
+        return _unknown(name, cand, why, needs)
+    delta = cand - cur
+    passed = delta >= -REGRESSION
+    shown = f"{name} {number(cand, 3)} vs {number(cur, 3)}"
+    op = "\u2265" if passed else "<"
+    return Criterion(
+        name, passed, f"{shown} ({signed(delta, 3, -REGRESSION)} {op} {MINUS}{limit(REGRESSION)})"
+    )
+
+
+def decide(candidate: pd.Series, current: pd.Series) -> Decision:
+    """Apply the rule to two rows of :func:`~pytest_toolpolicy.ab.measures.measures`."""
+
+    def pair(measure: str) -> tuple[Fraction | None, Fraction | None]:
+        return exact(candidate, measure), exact(current, measure)
+
+    criteria = [
+        _resolve(*pair("resolve")),
+        _spend("cost", *pair("cost"), "unpriced model spend: $/instance is NaN"),
+        _spend("tokens", *pair("tokens"), "no items ran"),
+        _no_regression("call_precision", *pair("call_precision"), "no tool calls"),
+        _no_regression("selection_accuracy", *pair("selection_accuracy"), "no scored selections"),
+    ]
+    return Decision(all(c.passed for c in criteria), {c.name: c for c in criteria})
+
+
+def no_decision_reason(variants: set[str] | list[str]) -> str | None:
+    """Why the rule cannot be applied to these variants, or None when it can."""
+    missing = [arm for arm in ("current", "policy") if arm not in set(variants)]
+    if not missing:
+        return None
+    if len(missing) == 2:
+        return "no decision: neither the current nor the policy arm was run"
+    return f"no decision: the {missing[0]} arm was not run"

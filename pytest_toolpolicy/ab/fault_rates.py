@@ -1,0 +1,74 @@
+"""A sim profile's fault rates measured end to end: every instance in both arms, for each seed.
+
+Each run is set up exactly as an A/B item is (``arms.prepare``: a fresh workspace with the
+FAIL_TO_PASS tests visible, the simulator's tool-layer faults outside the execution memo) but
+not graded: a fault rate depends only on the trajectory. Across seeds the same workspace states
+are tested again and again, so the runs share one execution memo (exact: keyed by tree hash).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from ..bench.instance import Instance
+from ..models.sim.model import SimModel
+from ..models.sim.tool_faults import wrap_dispatch
+from ..models.spec import build_model
+from ..policy.config import PolicyConfig
+from ..primitives.sandbox import Sandbox
+from ..types import Trajectory
+from .arms import ARMS, build_loop, default_dispatch, prepare, task_of
+from .memo import ExecutionMemo, MemoDispatch
+
+Rates = dict[str, tuple[int, int]]
+
+
+def run_arm(
+    instance: Instance,
+    arm: str,
+    model: SimModel,
+    workdir: Path,
+    memo: ExecutionMemo | None = None,
+    sandbox: Sandbox | None = None,
+) -> Trajectory:
+    """One ungraded run of ``instance`` in ``arm``."""
+    prepared = prepare(instance, workdir=workdir, sandbox=sandbox)
+    box = prepared.toolbox
+    memoized = MemoDispatch(memo, default_dispatch(arm, box), box, f"{arm}:{prepared.sandbox.mode}")
+    dispatch = wrap_dispatch(model, memoized, arm, instance.instance_id)
+    return build_loop(arm, box, model, PolicyConfig(), dispatch=dispatch).run(task_of(instance))
+
+
+def measure(
+    instances: Sequence[Instance],
+    seeds: Iterable[int],
+    workdir: Path,
+    *,
+    spec: str = "sim",
+    arms: Sequence[str] = ARMS,
+    memo: ExecutionMemo | None = None,
+    on_run: Callable[[Trajectory], object] | None = None,
+) -> Rates:
+    """Fault class → (occurrences, opportunities), summed over the seeds; one model per seed,
+    so each seed's decision log counts every opportunity once. ``on_run`` sees each trajectory."""
+    memo = memo or ExecutionMemo(None)
+    sandbox = Sandbox.from_env()
+    by_id = {i.instance_id: i for i in instances}
+    total: Rates = {}
+    for seed in seeds:
+        model = build_model(spec, instances=by_id, seed=seed)
+        if not isinstance(model, SimModel):
+            raise ValueError(f"{spec!r} is not a sim model")
+        for n, instance in enumerate(instances):
+            for arm in arms:
+                run = workdir / f"s{seed}-{arm}-{n}"
+                trajectory = run_arm(instance, arm, model, run, memo, sandbox)
+                if on_run is not None:
+                    on_run(trajectory)
+                shutil.rmtree(run, ignore_errors=True)
+        for name, (hits, chances) in model.log.rates().items():
+            was = total.get(name, (0, 0))
+            total[name] = (was[0] + hits, was[1] + chances)
+    return total

@@ -1,0 +1,55 @@
+"""The A/B session's pytest hooks, registered only when ``--toolpolicy`` is on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from .row import ItemSpec
+from .session import ABSession
+
+
+@dataclass
+class ItemHandle:
+    spec: ItemSpec
+    session: ABSession
+    node: pytest.Item
+
+    def run(self) -> dict[str, Any]:
+        return self.session.run(self.spec, self.node)
+
+
+class ABHooks:
+    def __init__(self, session: ABSession) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not self.session.is_worker:  # the controller sees every worker's reports
+            self.session.collect(report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        ab = self.session
+        if ab.is_worker:
+            ab.close()
+            return
+        ab.close()
+        if not ab.rows:
+            return
+        from .report import finish
+
+        ab.summary, ab.gate_failed = finish(ab)
+        if ab.gate_failed and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        ab = self.session
+        if ab.is_worker or not ab.summary:
+            return
+        terminalreporter.write_sep("─", "toolpolicy decision")
+        for line in ab.summary:
+            terminalreporter.write_line(line)
+        if ab.gate_failed:
+            terminalreporter.write_line(f"toolpolicy gate: FAILED — {ab.gate_failed}", red=True)

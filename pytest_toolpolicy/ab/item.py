@@ -1,0 +1,157 @@
+"""One A/B item: an instance × arm × variant run, graded and measured (``row.py`` turns it
+into its results row)."""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import re
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..bench.grade import GradeResult, grade
+from ..bench.instance import Instance
+from ..models.base import Completion, Model
+from ..models.sim.tool_faults import wrap_dispatch
+from ..policy.config import PolicyConfig
+from ..primitives.sandbox import Sandbox
+from ..types import Trajectory
+from . import counterfactual
+from .arms import Dispatch, Prepared, build_loop, default_dispatch, prepare, task_of, with_meta
+from .memo import DispatchStats, ExecutionMemo, MemoDispatch, grade_key
+from .replay import RecordedModel, Suppressor
+from .row import ItemSpec, row_of
+
+
+@dataclass
+class Harness:
+    """What every item of a session shares."""
+
+    instances: dict[str, Instance]
+    make_model: Callable[[], Model]  # a fresh model per item: no state leaks between items
+    workdir: Path
+    sandbox: Sandbox
+    memo: ExecutionMemo | None = None
+    repos: Path | None = None
+    tests_visible: bool = True
+    config: PolicyConfig = field(default_factory=PolicyConfig)  # the candidate policy
+    counterfactual: bool = True
+    gold_dir: Path | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # model, seed, dataset: copied to rows
+
+
+def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajectory]:
+    """Runs in ``workdir/<item id>/repo``, the same path in every session: paths reach the
+    prompt through test output, and a path that changed from run to run would make two runs
+    over the same state send different requests. A lock keeps concurrent sessions apart."""
+    directory = harness.workdir / item_dirname(spec.id)
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return _run_item(spec, harness, directory)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _run_item(
+    spec: ItemSpec, harness: Harness, directory: Path
+) -> tuple[dict[str, Any], Trajectory]:
+    start = time.monotonic()
+    instance = harness.instances[spec.instance_id]
+    config = harness.config.without(spec.gate) if spec.gate else harness.config
+    prepared = prepare(
+        instance,
+        workdir=directory,
+        repos=harness.repos,
+        sandbox=harness.sandbox,
+        tests_visible=harness.tests_visible,
+        name="repo",
+    )
+    inner = harness.make_model()
+    record: dict[Any, Completion] = {}
+    model = RecordedModel(inner, record, serve=False)
+    dispatch, memo = _dispatch(spec, prepared, harness, inner)
+    loop = build_loop(spec.arm, prepared.toolbox, model, config, variant=spec.variant)
+    loop.dispatch = dispatch
+    trajectory = loop.run(task_of(instance))
+    graded = _grade(instance, prepared, harness)
+    resolved = bool(graded and graded.resolved)
+
+    def rerun(suppressor: Suppressor) -> tuple[bool, Any, DispatchStats]:
+        _reset(prepared)
+        replayed = RecordedModel(inner, record, serve=True)
+        again = build_loop(spec.arm, prepared.toolbox, replayed, config, suppress=suppressor)
+        again.dispatch, tools = _dispatch(spec, prepared, harness, inner)
+        again.run(task_of(instance))
+        result = _grade(instance, prepared, harness)
+        return bool(result and result.resolved), replayed.stats, tools.stats
+
+    precision = counterfactual.measure(
+        trajectory, resolved, rerun if harness.counterfactual else None
+    )
+    trajectory = with_meta(trajectory, instance, prepared, graded)
+    trajectory = dataclasses.replace(
+        trajectory,
+        meta={
+            **trajectory.meta,
+            "counterfactual": dataclasses.asdict(precision),
+            "tools": dataclasses.asdict(memo.stats),
+            "seed": harness.meta.get("seed"),
+            "dataset": harness.meta.get("dataset"),
+        },
+    )
+    row = row_of(trajectory, instance, spec, harness.gold_dir)
+    row["duration_s"] = round(time.monotonic() - start, 3)
+    return row, trajectory
+
+
+def _dispatch(
+    spec: ItemSpec, prepared: Prepared, harness: Harness, model: Model
+) -> tuple[Dispatch, MemoDispatch]:
+    """The run's dispatch, and the memo whose stats count what really ran. A fresh one per run
+    (the first and each rerun): a sim's flaky tool wrapper keys its faults on the run's own
+    ``run_test`` calls, so a rerun's replayed prefix sees the same ones. The wrapper sits
+    outside the memo, so what the memo stores is always the real capture."""
+    scope = f"{spec.arm}:{prepared.sandbox.mode}"
+    inner = default_dispatch(spec.arm, prepared.toolbox)
+    memo = MemoDispatch(harness.memo, inner, prepared.toolbox, scope)
+    return wrap_dispatch(model, memo, spec.arm, spec.instance_id), memo
+
+
+def _grade(instance: Instance, prepared: Prepared, harness: Harness) -> GradeResult | None:
+    if instance.underspecified:
+        return None
+    workspace = prepared.toolbox.workspace
+    assert workspace is not None
+    key = ""
+    if harness.memo is not None:
+        tree = workspace.tree_hash()
+        key = grade_key(instance.instance_id, tree, prepared.toolbox.python, prepared.tests_visible)
+        found = harness.memo.get(key)
+        if found is not None:
+            return GradeResult(**found)
+    result = grade(workspace, instance, sandbox=prepared.sandbox, env=prepared.env)
+    if key and result.status != "infra_error":  # an infrastructure failure may not recur
+        harness.memo.put(key, dataclasses.asdict(result))  # type: ignore[union-attr]
+    return result
+
+
+def _reset(prepared: Prepared) -> None:
+    """Back to the start state for a rerun; the code index follows the files that change."""
+    toolbox = prepared.toolbox
+    workspace = toolbox.workspace
+    assert workspace is not None
+    changed = workspace.changed_files()
+    workspace.restore(workspace.base)
+    for rel in changed:
+        if rel.endswith(".py"):
+            toolbox.index.reindex(rel)
+
+
+def item_dirname(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)

@@ -1,0 +1,171 @@
+"""Never run the same thing twice: tool results and grades keyed by the workspace's tree hash.
+
+A test run, a sandboxed command or an edit is a function of the workspace's content (its git
+tree hash, which is exact, not a guess), the call and the interpreter. Counterfactual reruns and
+ablation variants keep reaching states already seen, so the memo serves them: a hit returns the
+captured envelope and, for a call that changed files, writes the files it changed, which puts
+the workspace at the same tree as the original call left it (checked).
+
+The store is one SQLite file (WAL) that the session's worker processes share; the first result
+stored for a key is the one every later lookup gets. ``ExecutionMemo(None)`` keeps it in memory
+(one process).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..primitives.envelope import Envelope
+from ..primitives.toolbox import Toolbox
+
+Dispatch = Callable[[str, dict[str, Any]], Envelope]
+
+# Reads change nothing, so the tree hash known before one is still right after it: a run of
+# reads costs one hash, and a rerun's replayed prefix executes nothing at all.
+READ_ONLY = frozenset({"read_entity", "search_symbol", "search_code", "read_file"})
+
+
+class MemoError(RuntimeError):
+    """A memo entry did not reproduce its recorded tree: a harness fault, never hidden."""
+
+
+@dataclass
+class DispatchStats:
+    calls: int = 0  # every tool call the loop made
+    executed: int = 0  # of which really run (memo misses and calls never memoized)
+    hits: int = 0
+
+
+class ExecutionMemo:
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._mem: dict[str, str] = {}
+        self._db: sqlite3.Connection | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, timeout=60, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA busy_timeout=60000")
+            self._db.execute("CREATE TABLE IF NOT EXISTS memo (key TEXT PRIMARY KEY, value TEXT)")
+            self._db.commit()
+
+    def get(self, key: str) -> Any | None:
+        with self._lock:
+            if self._db is None:
+                raw = self._mem.get(key)
+            else:
+                row = self._db.execute("SELECT value FROM memo WHERE key = ?", (key,)).fetchone()
+                raw = row[0] if row else None
+        return None if raw is None else json.loads(raw)
+
+    def put(self, key: str, value: Any) -> None:
+        raw = json.dumps(value, default=str)
+        with self._lock:
+            if self._db is None:
+                self._mem.setdefault(key, raw)
+            else:
+                self._db.execute("INSERT OR IGNORE INTO memo VALUES (?, ?)", (key, raw))
+                self._db.commit()
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def wrap(self, dispatch: Dispatch, toolbox: Toolbox, scope: str) -> MemoDispatch:
+        """``scope`` names what else the result depends on (the arm's tool set, the sandbox)."""
+        return MemoDispatch(self, dispatch, toolbox, scope)
+
+
+class MemoDispatch:
+    """A loop's ``dispatch`` with the memo in front; counts what it really ran.
+
+    It knows the workspace's tree hash between calls, so every change to the workspace must go
+    through it (true of both loops: only tool calls write); after changing files behind its
+    back, call ``invalidate``.
+    """
+
+    def __init__(self, memo: ExecutionMemo | None, inner: Dispatch, toolbox: Toolbox, scope: str):
+        self.memo = memo
+        self.inner = inner
+        self.toolbox = toolbox
+        self.scope = scope
+        self.stats = DispatchStats()
+        self._tree: str | None = None  # the workspace's tree hash, while known to be current
+
+    def __call__(self, tool: str, args: dict[str, Any]) -> Envelope:
+        self.stats.calls += 1
+        workspace = self.toolbox.workspace
+        if self.memo is None or workspace is None:
+            self.stats.executed += 1
+            return self.inner(tool, args)
+        before = self._tree or workspace.tree_hash()
+        key = _key(self.scope, tool, args, before, self.toolbox.python)
+        found = self.memo.get(key)
+        if found is not None:
+            self.stats.hits += 1
+            self._replay(found, before)
+            self._tree = found["after"]
+            return found["envelope"]
+        self.stats.executed += 1
+        envelope = self.inner(tool, args)
+        after = before if tool in READ_ONLY else workspace.tree_hash()
+        changes = {} if after == before else _changed_files(self.toolbox, before, after)
+        if changes is not None:
+            self.memo.put(key, {"envelope": envelope, "after": after, "files": changes})
+        self._tree = after
+        return envelope
+
+    def invalidate(self) -> None:
+        self._tree = None
+
+    def _replay(self, entry: dict[str, Any], before: str) -> None:
+        files: dict[str, str | None] = entry["files"]
+        if not files and entry["after"] == before:
+            return
+        root = self.toolbox.root
+        for rel, text in files.items():
+            path = root / rel
+            if text is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+            if rel.endswith(".py"):
+                self.toolbox.index.reindex(rel)
+        workspace = self.toolbox.workspace
+        assert workspace is not None
+        if workspace.tree_hash() != entry["after"]:
+            raise MemoError(f"memo entry did not reproduce tree {entry['after']}")
+
+
+def grade_key(instance_id: str, tree: str, python: str | None, tests_visible: bool) -> str:
+    return _key("grade", instance_id, {"visible": tests_visible}, tree, python)
+
+
+def _key(scope: str, tool: str, args: Any, tree: str, python: str | None) -> str:
+    canonical = json.dumps([scope, tool, args, tree, python or ""], sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _changed_files(toolbox: Toolbox, before: str, after: str) -> dict[str, str | None] | None:
+    """The files that differ between two trees, with their new text (None: deleted); None
+    when a change cannot be replayed as text (a binary file): then the call is not stored."""
+    workspace = toolbox.workspace
+    assert workspace is not None
+    out: dict[str, str | None] = {}
+    for rel in workspace.changed_between(before, after):
+        path = toolbox.root / rel
+        try:
+            out[rel] = path.read_text(encoding="utf-8") if path.exists() else None
+        except (UnicodeDecodeError, IsADirectoryError):
+            return None
+    return out

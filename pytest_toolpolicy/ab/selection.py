@@ -1,0 +1,77 @@
+"""Tool-selection accuracy (spec §9 measure 5) and abstention, read off a saved trajectory.
+
+A decision point is one model selection: each turn's completion, then its re-selection after a
+rejection, in order. The move of a policy reply is the tool it names (or ``ask_user``/``stop``);
+a baseline reply's move is its first call mapped by ``gold_labels/FORMAT.md``. A reply that
+names no move (malformed, prose) is an attempted selection that is not correct.
+"""
+
+from __future__ import annotations
+
+from ..bench.gold import GoldLabel, baseline_moves, selection_correct
+from ..current.prompt import parse_reply as parse_current
+from ..policy.parse import parse_reply as parse_policy
+from ..types import Observation, Trajectory
+
+DECISION_POINTS = 3
+
+
+def decision_texts(trajectory: Trajectory) -> list[str]:
+    texts: list[str] = []
+    for turn in trajectory.turns:
+        for record in (turn.completion, *turn.extra_selections):
+            if record:
+                texts.append(str(record.get("text", "")))
+    return texts
+
+
+def moves(trajectory: Trajectory) -> list[frozenset[str]]:
+    """The move set of each decision point (empty: the reply named no move)."""
+    out: list[frozenset[str]] = []
+    changed = False  # whether the code had been changed before a baseline `submit`
+    for turn in trajectory.turns:
+        for record in (turn.completion, *turn.extra_selections):
+            if not record:
+                continue
+            text = str(record.get("text", ""))
+            if trajectory.arm == "policy":
+                parsed = parse_policy(text)
+                if parsed.kind == "call" and parsed.call is not None:
+                    out.append(frozenset({parsed.call.tool}))
+                elif parsed.kind == "terminal" and parsed.outcome is not None:
+                    out.append(frozenset({parsed.outcome.outcome}))
+                else:
+                    out.append(frozenset())
+            else:
+                calls, _ = parse_current(text)
+                out.append(
+                    baseline_moves(calls[0].tool, calls[0].args, changed=changed)
+                    if calls
+                    else frozenset()
+                )
+        changed = changed or any(_is_edit(o) for o in turn.observations)
+    return out
+
+
+def _is_edit(observation: Observation) -> bool:
+    # A baseline `bash` that rewrites files is not seen here: a shell command's effect on the
+    # code is not knowable from its capture.
+    return (
+        observation.kind in ("edit_file", "write_file", "edit_entity")
+        and isinstance(observation.data, dict)
+        and bool(observation.data.get("ok"))
+    )
+
+
+def score(trajectory: Trajectory, gold: GoldLabel) -> tuple[int, int]:
+    """(correct, attempted) over the first three decision points the run reached."""
+    seen = moves(trajectory)[: min(DECISION_POINTS, len(gold.decisions))]
+    correct = sum(selection_correct(m, ok) for m, ok in zip(seen, gold.decisions, strict=False))
+    return correct, len(seen)
+
+
+def abstained(trajectory: Trajectory) -> bool:
+    """Ended by its own decision without changing the code: ``ask_user`` (policy), or
+    ``stop``/``submit`` with an empty patch (both arms; the baseline has no question tool)."""
+    outcome = trajectory.outcome.outcome
+    return outcome == "ask_user" or (outcome == "stop" and not trajectory.patch.strip())

@@ -1,0 +1,154 @@
+"""The decision table: measures, deltas, the §9 verdicts and the paired statistics, one row per
+variant — and the report files written from it.
+
+The verdict columns come only from the exact rules (:mod:`.decision`, :mod:`.ablation`); the
+McNemar p and bootstrap intervals sit beside them for the reader and never change them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .ablation import ablate, no_change_flags
+from .decision import decide, no_decision_reason
+from .measures import MEASURES, measures
+from .paired import paired
+from .render import render_html, render_markdown, render_text
+from .schema import gate_of
+
+__all__ = ["decision_table", "meta_from", "render_markdown", "render_text", "write_report"]
+
+
+def _reference(variant: str) -> str | None:
+    if variant == "policy":
+        return "current"
+    return "policy" if gate_of(variant) is not None else None
+
+
+def _judge(variant: str, m: pd.DataFrame) -> dict[str, Any]:
+    """Deltas, flags and verdict of one row against its reference (None where not applicable)."""
+    ref = _reference(variant)
+    out: dict[str, Any] = {"reference": ref}
+    if ref is None:
+        return out
+    if ref not in m.index:
+        reason = no_decision_reason(list(m.index)) or f"no verdict: the {ref} arm was not run"
+        return {**out, "verdict": reason}
+    row, base = m.loc[variant], m.loc[ref]
+    for name in MEASURES:
+        out[f"d_{name}"] = row[name] - base[name]
+    for name in ("cost", "tokens"):
+        out[f"{name}_ratio"] = row[name] / base[name] if base[name] else float("nan")
+    if variant == "policy":
+        decision = decide(row, base)
+        out |= {f"pass_{c.name}": c.passed for c in decision.criteria.values()}
+        out |= {"verdict": decision.verdict, "details": "; ".join(
+            c.detail for c in decision.criteria.values()
+        )}  # fmt: skip
+    else:
+        ablation = ablate(gate_of(variant) or "", row, base)
+        out |= {f"same_{k}": v for k, v in no_change_flags(row, base).items()}
+        out |= {"verdict": ablation.verdict, "details": ablation.detail or "no change"}
+    return out
+
+
+def _stats(results: pd.DataFrame, variant: str, reference: str | None) -> dict[str, Any]:
+    if reference is None or not (results["variant"] == reference).any():
+        return {}
+    p = paired(results, variant, reference)
+    return {
+        "n_pairs": p.n_pairs,
+        "mcnemar_b": p.b,
+        "mcnemar_c": p.c,
+        "mcnemar_p": p.mcnemar_p,
+        "cost_ci_low": p.cost_ci[0],
+        "cost_ci_high": p.cost_ci[1],
+        "tokens_ci_low": p.tokens_ci[0],
+        "tokens_ci_high": p.tokens_ci[1],
+    }
+
+
+def decision_table(results: pd.DataFrame, meta: dict[str, Any] | None = None) -> pd.DataFrame:
+    """One row per variant: current, policy, then the ablations (spec §9's order).
+
+    ``meta`` is accepted for symmetry with the renderers; the table depends on ``results`` only.
+    """
+    m = measures(results)
+    extra = []
+    for variant in m.index:
+        judged = _judge(str(variant), m)
+        extra.append({**judged, **_stats(results, str(variant), judged["reference"])})
+    columns = ["reference", "verdict", "details"]
+    columns += [f"d_{name}" for name in MEASURES] + ["cost_ratio", "tokens_ratio"]
+    columns += [f"pass_{name}" for name in MEASURES] + [f"same_{name}" for name in MEASURES]
+    columns += ["n_pairs", "mcnemar_b", "mcnemar_c", "mcnemar_p"]
+    columns += ["cost_ci_low", "cost_ci_high", "tokens_ci_low", "tokens_ci_high"]
+    judged_frame = pd.DataFrame(extra, index=m.index, columns=columns, dtype=object)
+    return m.join(judged_frame)
+
+
+def meta_from(results: pd.DataFrame, **overrides: Any) -> dict[str, Any]:
+    """The report header's facts: as recorded by :func:`write_report`, else read off the rows."""
+    recorded = dict(results.attrs.get("toolpolicy_meta") or {})
+    # An error row may lack everything but its identity, so the facts come from a finished item.
+    ok = results[results["status"] == "ok"] if len(results) else results
+    rows = ok if len(ok) else results
+    first = rows.iloc[0] if len(rows) else pd.Series(dtype=object)
+    model = str(recorded.get("model", first.get("model", "")))
+    derived = {
+        "model": model,
+        "dataset": first.get("dataset"),
+        "n_instances": int(results["instance_id"].nunique()) if len(results) else 0,
+        "n_underspecified": int(
+            results.drop_duplicates("instance_id")["underspecified"].sum() if len(results) else 0
+        ),
+        "tests_visible": bool(first.get("tests_visible", False)),
+        "seed": int(first["seed"]) if pd.notna(first.get("seed")) else None,
+        "is_sim": model == "sim" or model.startswith("sim:"),
+        "sim_profile": model[len("sim:") :] if model.startswith("sim:") else None,
+        "report_dir": None,
+    }
+    return {**derived, **recorded, **overrides}
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else str(value)
+
+
+def _atomic(path: Path, write: Callable[[Path], None]) -> Path:
+    """Readers (the notebook, a second terminal) never see a half-written report file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_report(results: pd.DataFrame, meta: dict[str, Any], directory: Path) -> dict[str, Path]:
+    """Write decision.md, decision.csv, decision.html and results.parquet into ``directory``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    # JSON-plain, as parquet metadata must be (a numpy int or a Path would not serialize).
+    meta = json.loads(json.dumps({**meta, "report_dir": str(directory)}, default=_plain))
+    table = decision_table(results, meta)
+    stored = results.copy()
+    # pandas keeps attrs in the parquet metadata, so the notebook renders the same header.
+    stored.attrs["toolpolicy_meta"] = meta
+    writers: dict[str, Callable[[Path], None]] = {
+        "decision.md": lambda p: p.write_text(render_markdown(table, meta), encoding="utf-8"),
+        "decision.csv": lambda p: table.to_csv(p),
+        "decision.html": lambda p: p.write_text(render_html(table, meta), encoding="utf-8"),
+        "results.parquet": lambda p: stored.to_parquet(p, index=False),
+    }
+    return {name: _atomic(directory / name, write) for name, write in writers.items()}

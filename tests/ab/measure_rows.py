@@ -1,0 +1,31 @@
+"""Rows shaped like :func:`pytest_toolpolicy.ab.measures.measures` output, set count by count."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def mrow(
+    *,
+    resolved: int = 10,
+    n: int = 20,
+    cost: float = 0.2,
+    tokens_total: int = 20_000,
+    necessary: int = 80,
+    calls: int = 100,
+    sel_correct: int = 80,
+    sel_attempted: int = 100,
+) -> pd.Series:
+    return pd.Series(
+        {
+            "resolved": resolved,
+            "n": n,
+            "cost": cost,
+            "tokens_total": tokens_total,
+            "tokens": tokens_total / n if n else float("nan"),
+            "necessary": necessary,
+            "calls": calls,
+            "sel_correct": sel_correct,
+            "sel_attempted": sel_attempted,
+        }
+    )

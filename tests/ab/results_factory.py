@@ -1,0 +1,66 @@
+"""Build ``results`` frames that follow the documented schema, for the A/B back-half tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from pytest_toolpolicy.ab.schema import COLUMNS, gate_of
+
+
+def item(**overrides: Any) -> dict[str, Any]:
+    """One row with every schema column; a resolved, priced, error-free policy item by default."""
+    row: dict[str, Any] = {
+        "instance_id": "repo__pkg-1",
+        "arm": "policy",
+        "variant": "policy",
+        "gate": None,
+        "model": "sim",
+        "seed": 0,
+        "dataset": "evals/instances",
+        "tests_visible": True,
+        "sandbox": "bwrap",
+        "status": "ok",
+        "error": None,
+        "resolved": True,
+        "outcome": "stop",
+        "underspecified": False,
+        "cost_usd": 0.1,
+        "tokens": 1000,
+        "prompt_tokens": 800,
+        "completion_tokens": 200,
+        "cached_tokens": 0,
+        "tokens_estimated": True,
+        "turns": 4,
+        "calls": 4,
+        "necessary_calls": 2,
+        "selection_correct": 2,
+        "selection_attempted": 3,
+        "abstained": False,
+        "cf_reruns": 4,
+        "cf_model_calls": 8,
+        "cf_model_calls_cached": 2,
+        "cf_tool_executions": 10,
+        "cf_tool_memo_hits": 6,
+        "cf_cost_usd": 0.05,
+        "cf_tokens": 500,
+        "duration_s": 1.5,
+    }
+    variant = overrides.get("variant", row["variant"])
+    row |= {"arm": "current" if variant == "current" else "policy", "gate": gate_of(variant)}
+    row |= overrides
+    assert set(row) == set(COLUMNS), set(row) ^ set(COLUMNS)
+    return row
+
+
+def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def variant_rows(variant: str, resolved: list[bool], **overrides: Any) -> list[dict[str, Any]]:
+    """One item per instance ``i-0``, ``i-1``, … with the given resolved flags."""
+    return [
+        item(instance_id=f"i-{i}", variant=variant, resolved=r, **overrides)
+        for i, r in enumerate(resolved)
+    ]

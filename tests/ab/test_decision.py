@@ -1,0 +1,112 @@
+import math
+
+import pytest
+
+from pytest_toolpolicy.ab.decision import decide, no_decision_reason
+
+from .measure_rows import mrow
+
+CURRENT = mrow(resolved=11)
+
+
+def test_a_strictly_better_cheaper_candidate_is_adopted() -> None:
+    d = decide(mrow(resolved=15, cost=0.1), CURRENT)
+    assert d.adopt and d.verdict == "ADOPT"
+    assert d.criteria["resolve"].detail == "resolve 0.75 vs 0.55 (+0.20)"
+    assert d.criteria["cost"].detail == "cost 0.50× (≤ 1.5×)"
+    assert list(d.criteria) == ["resolve", "cost", "tokens", "call_precision", "selection_accuracy"]
+
+
+def test_a_tie_does_not_adopt() -> None:
+    d = decide(mrow(resolved=11), CURRENT)
+    assert not d.adopt and not d.criteria["resolve"].passed
+    assert d.verdict == "NOT ADOPTED — failed: resolve (tie 0.55 = 0.55)"
+
+
+def test_the_verdict_lists_every_failed_criterion() -> None:
+    d = decide(mrow(resolved=11, cost=0.324), CURRENT)
+    assert d.verdict == "NOT ADOPTED — failed: resolve (tie 0.55 = 0.55), cost 1.62× > 1.5×"
+
+
+def test_a_worse_resolve_fails() -> None:
+    d = decide(mrow(resolved=10), CURRENT)
+    assert d.criteria["resolve"].detail == "resolve 0.50 < 0.55 (−0.05)"
+
+
+def test_cost_exactly_one_and_a_half_times_passes() -> None:
+    # In floats 1.5 * 0.7 = 1.0499999999999998 < 1.05; the rule is read in exact decimals.
+    assert decide(mrow(resolved=12, cost=1.05), mrow(cost=0.7)).criteria["cost"].passed
+    assert decide(mrow(resolved=12, cost=0.3), mrow(cost=0.2)).adopt
+
+
+def test_cost_a_hair_over_one_and_a_half_times_fails() -> None:
+    over = math.nextafter(0.3, 1.0)
+    c = decide(mrow(resolved=12, cost=over), mrow(cost=0.2)).criteria["cost"]
+    assert not c.passed
+    # The printed ratio must not read "1.50× > 1.5×".
+    assert c.detail.startswith("cost 1.5") and c.detail.endswith("× > 1.5×")
+    assert c.detail != "cost 1.50× > 1.5×"
+
+
+def test_tokens_boundary() -> None:
+    assert decide(mrow(resolved=12, tokens_total=30_000), CURRENT).criteria["tokens"].passed
+    c = decide(mrow(resolved=12, tokens_total=30_001), CURRENT).criteria["tokens"]
+    assert not c.passed and "> 1.5×" in c.detail
+
+
+@pytest.mark.parametrize(
+    ("measure", "counts"),
+    [
+        ("call_precision", ("necessary", "calls")),
+        ("selection_accuracy", ("sel_correct", "sel_attempted")),
+    ],
+)
+def test_a_regression_of_003_passes_and_0031_fails(measure: str, counts: tuple[str, str]) -> None:
+    num, den = counts
+    current = mrow(**{num: 800, den: 1000})
+    at = decide(mrow(resolved=12, **{num: 770, den: 1000}), current).criteria[measure]
+    assert at.passed, at.detail
+    assert at.detail == f"{measure} 0.770 vs 0.800 (−0.030 ≥ −0.03)"
+    beyond = decide(mrow(resolved=12, **{num: 769, den: 1000}), current).criteria[measure]
+    assert not beyond.passed
+    assert beyond.detail == f"{measure} 0.769 vs 0.800 (−0.031 < −0.03)"
+
+
+def test_a_regression_hidden_by_rounding_is_printed_with_enough_digits() -> None:
+    c = decide(mrow(resolved=12, necessary=1539, calls=2000), mrow(necessary=80, calls=100))
+    detail = c.criteria["call_precision"].detail
+    assert not c.criteria["call_precision"].passed
+    assert "−0.0305 < −0.03" in detail
+
+
+def test_unknown_cost_cannot_pass() -> None:
+    d = decide(mrow(resolved=15, cost=math.nan), CURRENT)
+    assert not d.adopt
+    detail = d.criteria["cost"].detail
+    assert "cost unknown for the candidate" in detail and "unpriced" in detail
+    assert detail in d.verdict
+    assert "cost unknown for current" in decide(mrow(resolved=15), mrow(cost=math.nan)).verdict
+
+
+def test_no_calls_cannot_show_no_precision_regression() -> None:
+    d = decide(mrow(resolved=15, necessary=0, calls=0), CURRENT)
+    assert not d.adopt
+    assert "call_precision unknown for the candidate (no tool calls)" in d.verdict
+
+
+def test_a_free_current_arm_only_admits_a_free_candidate() -> None:
+    assert decide(mrow(resolved=12, cost=0.0), mrow(cost=0.0)).criteria["cost"].passed
+    assert not decide(mrow(resolved=12, cost=0.01), mrow(cost=0.0)).criteria["cost"].passed
+
+
+def test_decision_is_immutable() -> None:
+    d = decide(mrow(resolved=15), CURRENT)
+    with pytest.raises(AttributeError):
+        d.adopt = False  # type: ignore[misc]
+
+
+def test_no_decision_without_both_arms() -> None:
+    assert no_decision_reason(["current", "policy", "policy-no:x"]) is None
+    assert no_decision_reason(["policy"]) == "no decision: the current arm was not run"
+    assert no_decision_reason(["current"]) == "no decision: the policy arm was not run"
+    assert "neither" in no_decision_reason([])

@@ -1,0 +1,103 @@
+import math
+from fractions import Fraction
+
+import pytest
+
+from pytest_toolpolicy.ab.measures import exact, measures, to_fraction
+
+from .results_factory import frame, item, variant_rows
+
+
+def test_one_row_per_variant_in_table_order() -> None:
+    rows = variant_rows("policy-no:trigger.test", [True])
+    rows += variant_rows("policy-no:trust.round_trip", [True])
+    rows += variant_rows("policy", [True]) + variant_rows("current", [False])
+    rows += variant_rows("policy-no:retrieve.embed", [True])
+    m = measures(frame(rows))
+    assert list(m.index) == [
+        "current",
+        "policy",
+        "policy-no:retrieve.embed",
+        "policy-no:trust.round_trip",
+        "policy-no:trigger.test",
+    ]
+    assert m.loc["policy-no:trigger.test", "gate"] == "trigger.test"
+    assert m.loc["current", "arm"] == "current"
+
+
+def test_the_five_measures_from_counts() -> None:
+    rows = [
+        item(instance_id="a", resolved=True, cost_usd=0.1, tokens=1000, calls=4, necessary_calls=3,
+             selection_correct=3, selection_attempted=3),
+        item(instance_id="b", resolved=False, cost_usd=0.2, tokens=3000, calls=6, necessary_calls=0,
+             selection_correct=1, selection_attempted=3),
+        item(instance_id="c", resolved=True, cost_usd=0.3, tokens=2000, calls=0, necessary_calls=0,
+             selection_correct=0, selection_attempted=2),
+        item(instance_id="d", resolved=False, cost_usd=0.0, tokens=0, calls=0, necessary_calls=0,
+             selection_correct=0, selection_attempted=0, underspecified=True, abstained=True),
+    ]  # fmt: skip
+    r = measures(frame(rows)).loc["policy"]
+    assert (r["n"], r["resolved"], r["resolve"]) == (4, 2, 0.5)
+    assert r["cost"] == 0.15
+    assert (r["tokens_total"], r["tokens"]) == (6000, 1500.0)
+    assert (r["necessary"], r["calls"], r["call_precision"]) == (3, 10, 0.3)
+    assert (r["sel_correct"], r["sel_attempted"]) == (4, 8)
+    assert r["selection_accuracy"] == 0.5
+    assert (r["underspecified"], r["abstained_correct"], r["abstention"]) == (1, 1, 1.0)
+    assert exact(r, "resolve") == Fraction(1, 2)
+    assert exact(r, "call_precision") == Fraction(3, 10)
+
+
+def test_harness_errors_are_counted_and_excluded() -> None:
+    rows = variant_rows("policy", [True, False])
+    rows.append(item(instance_id="i-9", status="error", error="sandbox died", resolved=False,
+                     cost_usd=math.nan, tokens=99999))  # fmt: skip
+    r = measures(frame(rows)).loc["policy"]
+    assert (r["n"], r["n_errors"], r["resolve"]) == (2, 1, 0.5)
+    assert r["cost"] == 0.1 and r["tokens"] == 1000
+
+
+def test_one_unpriced_item_makes_cost_unknown() -> None:
+    rows = variant_rows("policy", [True, True])
+    rows[1]["cost_usd"] = math.nan
+    r = measures(frame(rows)).loc["policy"]
+    assert math.isnan(r["cost"])
+    assert exact(r, "cost") is None
+
+
+def test_undefined_ratios_are_nan_not_zero() -> None:
+    r = measures(frame(variant_rows("policy", [False], calls=0, necessary_calls=0,
+                                    selection_attempted=0, selection_correct=0))).loc["policy"]  # fmt: skip
+    assert math.isnan(r["call_precision"]) and exact(r, "call_precision") is None
+    assert math.isnan(r["selection_accuracy"]) and exact(r, "selection_accuracy") is None
+    assert math.isnan(r["abstention"])
+
+
+def test_mean_cost_is_exact_in_decimal() -> None:
+    # As floats, 0.1 + 0.1 + 0.1 = 0.30000000000000004; the decision rule must see 1/10.
+    r = measures(frame(variant_rows("policy", [True] * 3, cost_usd=0.1))).loc["policy"]
+    assert exact(r, "cost") == Fraction(1, 10)
+
+
+def test_counterfactual_spend_is_reported_apart() -> None:
+    r = measures(frame(variant_rows("policy", [True, True], cf_cost_usd=0.5))).loc["policy"]
+    assert r["cf_cost_usd"] == 1.0 and r["cost"] == 0.1
+    assert (r["cf_model_calls"], r["cf_tool_executions"]) == (16, 20)
+
+
+def test_to_fraction_reads_the_written_decimal() -> None:
+    assert to_fraction(0.3) == Fraction(3, 10)
+    assert to_fraction(math.nan) is None
+    with pytest.raises(ValueError, match="unknown measure"):
+        exact(measures(frame(variant_rows("policy", [True]))).loc["policy"], "speed")
+
+
+def test_an_instance_unmeasured_in_one_variant_is_left_out_of_all() -> None:
+    rows = variant_rows("current", [False, False, True])
+    rows += variant_rows("policy", [True, False, True])
+    rows[3] = item(instance_id="i-0", variant="policy", status="error", error="model error: 503")
+    m = measures(frame(rows))
+    # i-0 failed in the policy arm, so both arms are measured on i-1 and i-2 only.
+    assert (m.loc["current", "n"], m.loc["current", "resolved"]) == (2, 1)
+    assert (m.loc["policy", "n"], m.loc["policy", "resolved"]) == (2, 1)
+    assert (m.loc["current", "n_errors"], m.loc["policy", "n_errors"]) == (0, 1)

@@ -1,0 +1,127 @@
+"""Every --toolpolicy option checked in one place, with a message naming the bad option."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolpolicy.ab.settings import (
+    FIRST_ABLATIONS,
+    Settings,
+    SettingsError,
+    settings_from,
+)
+from pytest_toolpolicy.policy.config import GATES
+
+
+def getter(**options: Any) -> Callable[[str], Any]:
+    return options.get
+
+
+def settings(env: dict[str, str] | None = None, **options: Any) -> Settings:
+    result = settings_from(getter(**options), {} if env is None else env)
+    assert result is not None
+    return result
+
+
+def test_off_when_nothing_is_given() -> None:
+    assert settings_from(getter(), {}) is None
+    assert settings_from(getter(toolpolicy="off"), {"TOOL_POLICY": "policy"}) is None
+    assert settings_from(getter(), {"TOOL_POLICY": "off"}) is None
+
+
+def test_env_turns_it_on_and_the_command_line_wins() -> None:
+    from_env = settings({"TOOL_POLICY": "policy"})
+    assert from_env.mode == "policy" and from_env.arms == ("policy",)
+    both = settings({"TOOL_POLICY": "policy"}, toolpolicy="ab")
+    assert both.mode == "ab" and both.arms == ("current", "policy")
+
+
+def test_defaults() -> None:
+    got = settings(toolpolicy="current")
+    assert (got.model, got.dataset, got.repos, got.sample, got.seed) == (
+        "sim", "bundled", None, None, 0,
+    )  # fmt: skip
+    assert (got.ablate, got.cache, got.cache_file, got.max_turns) == ((), "off", None, 30)
+    assert (got.gate, got.resume, got.memo, got.tests_visible) == (False, False, True, True)
+
+
+def test_values_are_converted(tmp_path: Path) -> None:
+    got = settings(
+        toolpolicy="ab",
+        toolpolicy_sample="5",
+        toolpolicy_seed="-3",
+        toolpolicy_max_turns=12,
+        toolpolicy_cache="replay",
+        toolpolicy_cache_file=str(tmp_path / "c.jsonl"),
+        toolpolicy_repos=str(tmp_path),
+        toolpolicy_report=str(tmp_path / "out"),
+        toolpolicy_no_memo=True,
+        toolpolicy_hide_tests=True,
+        toolpolicy_gate=True,
+        toolpolicy_resume=True,
+    )
+    assert (got.sample, got.seed, got.max_turns, got.cache) == (5, -3, 12, "replay")
+    assert got.cache_file == tmp_path / "c.jsonl" and got.repos == tmp_path
+    assert got.report == tmp_path / "out"
+    assert (got.memo, got.tests_visible, got.gate, got.resume) == (False, False, True, True)
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"toolpolicy": "both"}, "--toolpolicy must be one of"),
+        ({"toolpolicy_sample": 0}, "--toolpolicy-sample"),
+        ({"toolpolicy_sample": -1}, "--toolpolicy-sample"),
+        ({"toolpolicy_sample": "x"}, "--toolpolicy-sample"),
+        ({"toolpolicy_seed": "x"}, "--toolpolicy-seed"),
+        ({"toolpolicy_max_turns": 0}, "--toolpolicy-max-turns"),
+        ({"toolpolicy_cache": "bogus"}, "--toolpolicy-cache"),
+        ({"toolpolicy_ablate": "trust.schema,nope"}, "--toolpolicy-ablate: unknown gate nope"),
+        ({"toolpolicy": "current", "toolpolicy_ablate": "serialize"}, "--toolpolicy-ablate"),
+    ],
+)
+def test_bad_values_name_the_option(options: dict[str, Any], named: str) -> None:
+    options = {"toolpolicy": "policy", **options}
+    with pytest.raises(SettingsError) as caught:
+        settings_from(getter(**options), {})
+    assert str(caught.value).startswith(named)
+
+
+def test_repos_must_be_a_directory(tmp_path: Path) -> None:
+    not_dir = tmp_path / "file.txt"
+    not_dir.write_text("x")
+    for path in (not_dir, tmp_path / "missing"):
+        with pytest.raises(SettingsError, match="^--toolpolicy-repos: not a directory"):
+            settings_from(getter(toolpolicy="policy", toolpolicy_repos=str(path)), {})
+
+
+def test_ablate_all_gives_every_gate_the_two_weakest_first() -> None:
+    got = settings(toolpolicy="policy", toolpolicy_ablate="all")
+    assert got.ablate[:2] == ("retrieve.embed", "trust.round_trip") == FIRST_ABLATIONS
+    assert sorted(got.ablate) == sorted(GATES) and len(got.ablate) == len(GATES)
+
+
+def test_named_gates_follow_the_ablation_order() -> None:
+    got = settings(toolpolicy="ab", toolpolicy_ablate=" serialize , trust.round_trip,trigger.lint")
+    assert got.ablate == ("trust.round_trip", "trigger.lint", "serialize")
+
+
+def test_default_report_dir_is_deterministic_and_names_the_run() -> None:
+    def report(**options: Any) -> Path:
+        return settings(toolpolicy="ab", **options).report
+
+    base = report(toolpolicy_seed="1", toolpolicy_sample="4")
+    assert base == report(toolpolicy_seed="1", toolpolicy_sample="4")
+    assert base == Path("reports") / "sim-bundled-seed1-n4"
+    others = {
+        report(toolpolicy_seed="2", toolpolicy_sample="4"),
+        report(toolpolicy_seed="1", toolpolicy_sample="5"),
+        report(toolpolicy_seed="1"),
+        report(toolpolicy_seed="1", toolpolicy_sample="4", toolpolicy_model="openai:gpt-4o"),
+    }
+    assert len(others) == 4 and base not in others
+    assert report(toolpolicy_model="openai:gpt 4o").name == "openai_gpt_4o-bundled-seed0"

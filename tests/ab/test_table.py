@@ -1,0 +1,145 @@
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pytest_toolpolicy.ab.render import SIM_DISCLAIMER
+from pytest_toolpolicy.ab.table import (
+    decision_table,
+    meta_from,
+    render_markdown,
+    render_text,
+    write_report,
+)
+
+from .results_factory import frame, item, variant_rows
+
+META = {
+    "model": "sim:flaky",
+    "dataset": "evals/instances",
+    "n_instances": 20,
+    "n_underspecified": 2,
+    "tests_visible": True,
+    "seed": 0,
+    "is_sim": True,
+    "sim_profile": "flaky",
+    "report_dir": None,
+}
+
+
+def results() -> pd.DataFrame:
+    rows = variant_rows("current", [True] * 11 + [False] * 9, cost_usd=0.2)
+    rows += variant_rows("policy", [True] * 15 + [False] * 5, cost_usd=0.1)
+    rows += variant_rows("policy-no:trigger.test", [True] * 15 + [False] * 5, cost_usd=0.1)
+    rows += variant_rows("policy-no:trust.round_trip", [True] * 12 + [False] * 8, cost_usd=0.1,
+                         tokens=1120)  # fmt: skip
+    rows += variant_rows("policy-no:retrieve.embed", [True] * 15 + [False] * 5, cost_usd=0.1)
+    rows.append(item(instance_id="i-0", variant="current", seed=1, status="error", error="boom"))
+    return frame(rows)
+
+
+def test_rows_verdicts_and_paired_statistics() -> None:
+    t = decision_table(results(), META)
+    assert list(t.index) == [
+        "current",
+        "policy",
+        "policy-no:retrieve.embed",
+        "policy-no:trust.round_trip",
+        "policy-no:trigger.test",
+    ]
+    p = t.loc["policy"]
+    assert p["verdict"] == "ADOPT" and p["reference"] == "current"
+    assert all(p[f"pass_{m}"] is True for m in ("resolve", "cost", "tokens"))
+    assert (p["mcnemar_b"], p["mcnemar_c"], p["mcnemar_p"]) == (0, 4, 0.125)
+    assert p["d_resolve"] == pytest.approx(0.2) and p["cost_ratio"] == 0.5
+    assert p["cost_ci_low"] == pytest.approx(-0.1) and p["cost_ci_high"] == pytest.approx(-0.1)
+    assert t.loc["policy-no:retrieve.embed", "verdict"] == "delete"
+    trust = t.loc["policy-no:trust.round_trip"]
+    assert trust["verdict"] == "keep (resolve −0.15, tokens +12%)"
+    assert trust["same_resolve"] is False and trust["same_cost"] is True
+    assert trust["tokens_ci_low"] == pytest.approx(120.0)
+    assert pd.isna(t.loc["current", "verdict"])
+    assert t.loc["current", "n_errors"] == 1
+
+
+def test_render_text_states_the_setting_and_the_verdicts() -> None:
+    text = render_text(decision_table(results()), META)
+    assert "model sim:flaky" in text and "dataset evals/instances" in text
+    assert "FAIL_TO_PASS tests were visible to the agent" in text
+    assert SIM_DISCLAIMER in text
+    assert "verdict: ADOPT | McNemar p = 0.125 (b=0, c=4); cost 0.50×, tokens 1.00×" in text
+    assert "gate trust.round_trip: keep (resolve −0.15, tokens +12%)" in text
+    assert "unmeasured items (harness fault or model error): 1;" in text
+    header = text.splitlines()[4].split()
+    assert header == [
+        "arm/variant",
+        "resolve",
+        "$/inst",
+        "tok/inst",
+        "call-prec",
+        "sel-acc",
+        "abstain",
+    ]
+
+
+def test_no_sim_disclaimer_for_a_language_model() -> None:
+    meta = {**META, "model": "openai:deepseek-v4-pro", "is_sim": False, "tests_visible": False}
+    text = render_text(decision_table(results()), meta)
+    assert SIM_DISCLAIMER not in text
+    assert "FAIL_TO_PASS tests were NOT visible to the agent" in text
+
+
+@pytest.mark.parametrize(("ran", "missing"), [("policy", "current"), ("current", "policy")])
+def test_one_arm_only_gives_no_decision(ran: str, missing: str) -> None:
+    t = decision_table(frame(variant_rows(ran, [True, False])))
+    assert list(t.index) == [ran]
+    text = render_text(t, META)
+    assert f"no decision: the {missing} arm was not run" in text
+    assert "verdict:" not in text
+
+
+def test_ablations_without_the_full_policy_get_no_verdict() -> None:
+    rows = variant_rows("current", [True]) + variant_rows("policy-no:trigger.test", [True])
+    t = decision_table(frame(rows))
+    assert t.loc["policy-no:trigger.test", "verdict"] == "no decision: the policy arm was not run"
+
+
+def test_markdown_has_the_header_table_and_criteria() -> None:
+    md = render_markdown(decision_table(results()), META)
+    assert md.startswith("# A/B decision")
+    assert SIM_DISCLAIMER in md
+    assert "| policy | 0.750 (15/20) |" in md
+    assert "resolve 0.75 vs 0.55 (+0.20); cost 0.50× (≤ 1.5×)" in md
+
+
+def test_write_report_writes_four_files_atomically_and_round_trips(tmp_path: Path) -> None:
+    frame_in = results()
+    paths = write_report(frame_in, META, tmp_path / "run")
+    assert set(paths) == {"decision.md", "decision.csv", "decision.html", "results.parquet"}
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted(paths)
+    html = paths["decision.html"].read_text(encoding="utf-8")
+    assert SIM_DISCLAIMER in html and "<table" in html
+    assert "ADOPT" in paths["decision.csv"].read_text(encoding="utf-8")
+    back = pd.read_parquet(paths["results.parquet"])
+    pd.testing.assert_frame_equal(back, frame_in, check_dtype=False)
+    assert meta_from(back)["report_dir"] == str(tmp_path / "run")
+    assert meta_from(back)["sim_profile"] == "flaky"
+    assert decision_table(back).loc["policy", "verdict"] == "ADOPT"
+
+
+def test_meta_from_reads_the_rows_when_nothing_was_recorded() -> None:
+    meta = meta_from(results())
+    assert (meta["model"], meta["is_sim"], meta["sim_profile"]) == ("sim", True, None)
+    assert meta["n_instances"] == 20 and meta["tests_visible"] is True
+
+
+def test_meta_and_table_tolerate_sparse_error_rows() -> None:
+    rows = variant_rows("policy", [True, False])
+    sparse = {"instance_id": "i-9", "arm": "current", "variant": "current", "status": "error",
+              "error": "workspace did not materialize"}  # fmt: skip
+    df = pd.concat([pd.DataFrame([sparse]), frame(rows)], ignore_index=True)
+    meta = meta_from(df)
+    assert (meta["seed"], meta["tests_visible"], meta["model"]) == (0, True, "sim")
+    t = decision_table(df)
+    assert t.loc["current", "n"] == 0 and t.loc["current", "n_errors"] == 1
+    assert "unmeasured items (harness fault or model error): 1;" in render_text(t, meta)

@@ -1,0 +1,318 @@
+"""The A/B session end to end through ``pytester``, as a user runs it.
+
+The runs use ``sim`` (the fault-injecting simulator) on a small seeded sample of the bundled
+benchmark, so they exercise the real harness: workspaces, sandboxed tests, grading, reruns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pytest_toolpolicy.ab.results import results_from_trajectories
+from pytest_toolpolicy.ab.table import decision_table
+
+TEST_AB = Path(__file__).parents[1] / "evals" / "test_ab.py"
+SAMPLE = ["--toolpolicy-sample=2", "--toolpolicy-seed=3", "-p", "no:randomly"]
+# Operational counts that depend on which worker reached a state first; not measures.
+VOLATILE = ("cf_tool_executions",)
+
+
+@pytest.fixture
+def evals(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(test_ab=TEST_AB.read_text(encoding="utf-8"))
+    return pytester
+
+
+def _table(report: Path) -> pd.DataFrame:
+    table = pd.read_csv(report / "decision.csv", index_col=0)
+    return table.drop(columns=[c for c in table.columns if c in VOLATILE])
+
+
+def test_help_lists_the_option_group(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(["*tool-calling policy A/B*", "*--toolpolicy=TOOLPOLICY*"])
+    for name in ("model", "dataset", "repos", "sample", "seed", "ablate", "cache", "report"):
+        result.stdout.fnmatch_lines([f"*--toolpolicy-{name}*"])
+    for name in ("gate", "max-turns", "resume"):
+        result.stdout.fnmatch_lines([f"*--toolpolicy-{name}*"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--toolpolicy=bogus"], "*--toolpolicy must be one of current, policy, ab*"),
+        (["--toolpolicy=ab", "--toolpolicy-sample=0"], "*--toolpolicy-sample must be a positive*"),
+        (["--toolpolicy=ab", "--toolpolicy-seed=x"], "*--toolpolicy-seed must be an integer*"),
+        (["--toolpolicy=ab", "--toolpolicy-ablate=nope"], "*unknown gate nope*"),
+        (["--toolpolicy=policy", "--toolpolicy-gate"], "*--toolpolicy-gate decides*"),
+        (["--toolpolicy=ab", "--toolpolicy-cache=maybe"], "*--toolpolicy-cache must be*"),
+        (["--toolpolicy=ab", "--toolpolicy-dataset=/no/such.jsonl"], "*--toolpolicy-dataset*"),
+    ],
+)
+def test_bad_values_are_usage_errors(evals: pytest.Pytester, args: list[str], message: str) -> None:
+    result = evals.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_off_by_default_the_item_is_skipped_with_the_reason(evals: pytest.Pytester) -> None:
+    result = evals.runpytest("-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*the A/B is off: run with --toolpolicy=ab|policy|current*"])
+
+
+def test_tool_policy_variable_is_the_default_mode(
+    evals: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOL_POLICY", "current")
+    result = evals.runpytest("--collect-only", "-q", *SAMPLE)
+    ids = [line for line in result.outlines if "::test_instance[" in line]
+    assert len(ids) == 2 and all(i.endswith("-current]") for i in ids)
+
+
+def test_ini_keys_set_the_defaults(evals: pytest.Pytester) -> None:
+    evals.makeini("[pytest]\ntoolpolicy = policy\ntoolpolicy_sample = 2\ntoolpolicy_seed = 3\n")
+    result = evals.runpytest("--collect-only", "-q", "-p", "no:randomly")
+    ids = [line for line in result.outlines if "::test_instance[" in line]
+    assert len(ids) == 2 and all(i.endswith("-policy]") for i in ids)
+
+
+def test_ablating_a_gate_the_candidate_lacks_runs_nothing(evals: pytest.Pytester) -> None:
+    result = evals.runpytest("--collect-only", "-q", "--toolpolicy=ab", *SAMPLE,
+                             "--toolpolicy-ablate=retrieve.embed,trigger.lint")  # fmt: skip
+    ids = [line for line in result.outlines if "::test_instance[" in line]
+    assert len(ids) == 6
+    assert not [i for i in ids if "retrieve.embed" in i]
+
+
+def test_item_ids(evals: pytest.Pytester) -> None:
+    result = evals.runpytest(
+        "--collect-only", "-q", "--toolpolicy=ab", "--toolpolicy-ablate=trigger.test", *SAMPLE
+    )
+    ids = [line for line in result.outlines if "::test_instance[" in line]
+    assert len(ids) == 6
+    instances = sorted({i.split("[")[1].rsplit("-current]", 1)[0] for i in ids if "-current]" in i})
+    assert len(instances) == 2
+    for instance in instances:
+        for variant in ("current", "policy", "policy-no:trigger.test"):
+            assert f"test_ab.py::test_instance[{instance}-{variant}]" in ids
+
+
+@pytest.fixture(scope="module")
+def serial_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One uninterrupted serial A/B (with one ablated gate), shared by the comparisons."""
+    root = tmp_path_factory.mktemp("serial")
+    (root / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
+    report = root / "report"
+    _run(
+        root, "--toolpolicy=ab", "--toolpolicy-ablate=trigger.test", f"--toolpolicy-report={report}"
+    )
+    return report
+
+
+def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "pytest", "test_ab.py", "-q", *SAMPLE, *args]
+    return subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=900)
+
+
+def test_serial_run_prints_and_writes_the_decision(serial_run: Path) -> None:
+    for name in ("decision.md", "decision.csv", "decision.html", "results.parquet"):
+        assert (serial_run / name).stat().st_size > 0
+    results = pd.read_parquet(serial_run / "results.parquet")
+    assert len(results) == 6 and set(results["status"]) == {"ok"}
+    assert set(results["variant"]) == {"current", "policy", "policy-no:trigger.test"}
+    markdown = (serial_run / "decision.md").read_text(encoding="utf-8")
+    assert "sim is a fault-injecting simulator, not a language model" in markdown
+    assert "FAIL_TO_PASS" in markdown
+
+
+def test_parallel_run_gives_the_same_table(serial_run: Path, tmp_path: Path) -> None:
+    (tmp_path / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
+    report = tmp_path / "report"
+    done = _run(
+        tmp_path,
+        "-n",
+        "2",
+        "--toolpolicy=ab",
+        "--toolpolicy-ablate=trigger.test",
+        f"--toolpolicy-report={report}",
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "toolpolicy decision" in done.stdout
+    pd.testing.assert_frame_equal(_table(report), _table(serial_run))
+
+
+def test_measures_recomputed_from_trajectories_equal_the_table(serial_run: Path) -> None:
+    recomputed = decision_table(results_from_trajectories(serial_run / "trajectories.jsonl"))
+    printed = pd.read_csv(serial_run / "decision.csv", index_col=0)
+    for column in ("resolve", "cost", "tokens", "call_precision", "selection_accuracy"):
+        assert recomputed[column].astype(float).round(12).tolist() == pytest.approx(
+            printed[column].astype(float).round(12).tolist(), nan_ok=True
+        ), column
+    assert recomputed["verdict"].fillna("").tolist() == printed["verdict"].fillna("").tolist()
+
+
+def test_a_killed_run_resumes_without_losing_items(serial_run: Path, tmp_path: Path) -> None:
+    (tmp_path / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
+    report = tmp_path / "report"
+    args = ["--toolpolicy=ab", "--toolpolicy-ablate=trigger.test", f"--toolpolicy-report={report}"]
+    argv = [sys.executable, "-m", "pytest", "test_ab.py", "-q", *SAMPLE, *args]
+    proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, start_new_session=True)
+    items = report / "items"
+    deadline = time.monotonic() + 600
+
+    def finished() -> set[str]:  # a write cut short leaves only a hidden temporary file
+        return {p.name for p in items.glob("*.json") if not p.name.startswith(".")}
+
+    while time.monotonic() < deadline and len(finished()) < 2:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # as a crash or a CI timeout would
+    proc.wait()
+    done = finished()
+    assert 2 <= len(done) < 6
+    assert not (report / "decision.csv").exists()
+
+    resumed = _run(tmp_path, *args, "--toolpolicy-resume", "-rA")
+    assert resumed.returncode == 0, resumed.stdout[-3000:]
+    assert f"resumed: {len(done)} items" in resumed.stdout
+    results = pd.read_parquet(report / "results.parquet")
+    assert len(results) == 6
+    assert int(results["resumed"].fillna(False).astype(bool).sum()) == len(done)
+    assert not list(items.glob(".tmp-*"))  # a partial write of the killed run was swept
+    pd.testing.assert_frame_equal(_table(report), _table(serial_run))
+    lines = (report / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 6 and all(json.loads(line)["turns"] for line in lines)
+
+
+def _sampled_ids(evals: pytest.Pytester) -> list[str]:
+    result = evals.runpytest("--collect-only", "-q", "--toolpolicy=ab", *SAMPLE)
+    ids = [
+        line.split("[", 1)[1][: -len("-current]")]
+        for line in result.outlines
+        if "-current]" in line
+    ]
+    assert len(ids) == 2
+    return ids
+
+
+def _gate(evals: pytest.Pytester, rows: dict[str, list[dict]]) -> pytest.RunResult:
+    """Run the gate over finished items written beforehand (resumed, so nothing reruns)."""
+    from pytest_toolpolicy.ab.store import ItemStore
+
+    from .ab.results_factory import item
+
+    report = evals.path / "report"
+    store = ItemStore(report)
+    store.clear()
+    ids = _sampled_ids(evals)
+    for variant, overrides in rows.items():
+        for instance_id, fields in zip(ids, overrides, strict=True):
+            row = item(instance_id=instance_id, variant=variant, **fields)
+            store.save(f"{instance_id}-{variant}", row, None)
+    # In a subprocess: pandas' parquet engine registers pyarrow types once per process, which an
+    # in-process pytester run (it unloads the modules it imported) would repeat.
+    return evals.runpytest_subprocess(
+        "--toolpolicy=ab", "--toolpolicy-gate", "--toolpolicy-resume",
+        f"--toolpolicy-report={report}", *SAMPLE,
+    )  # fmt: skip
+
+
+def test_gate_passes_a_win_at_exactly_one_and_a_half_times_the_cost(
+    evals: pytest.Pytester,
+) -> None:
+    result = _gate(
+        evals,
+        {
+            "current": [{"resolved": False, "cost_usd": 0.1}, {"resolved": False, "cost_usd": 0.1}],
+            "policy": [{"resolved": True, "cost_usd": 0.15}, {"resolved": False, "cost_usd": 0.15}],
+        },
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*toolpolicy decision*", "*ADOPT*"])
+    assert "toolpolicy gate: FAILED" not in result.stdout.str()
+
+
+def test_gate_fails_a_tie_and_names_the_criterion(evals: pytest.Pytester) -> None:
+    tie = [{"resolved": True}, {"resolved": False}]
+    result = _gate(evals, {"current": tie, "policy": tie})
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*toolpolicy gate: FAILED*NOT ADOPTED*resolve*"])
+
+
+def test_gate_fails_a_precision_drop_of_0_031(evals: pytest.Pytester) -> None:
+    current = [{"resolved": False, "calls": 500, "necessary_calls": 500}] * 2
+    policy = [
+        {"resolved": True, "calls": 500, "necessary_calls": 500},
+        {"resolved": False, "calls": 500, "necessary_calls": 469},
+    ]
+    result = _gate(evals, {"current": current, "policy": policy})
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*toolpolicy gate: FAILED*precision*"])
+    assert "failed: resolve" not in result.stdout.str()
+
+
+def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytester) -> None:
+    evals.makeconftest(
+        """
+        import pytest_toolpolicy.ab.item as item
+
+        real = item._run_item
+
+        def broken(spec, harness, directory):
+            if spec.variant == "current":
+                raise RuntimeError("workspace exploded")
+            return real(spec, harness, directory)
+
+        item._run_item = broken
+        """
+    )
+    report = evals.path / "report"
+    result = evals.runpytest_subprocess(
+        "--toolpolicy=ab", "--toolpolicy-sample=1", f"--toolpolicy-report={report}", "-rf"
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*harness fault in *-current: RuntimeError: workspace exploded*",
+            "*toolpolicy decision*",
+            "*unmeasured items (harness fault or model error): 1*",
+        ]
+    )
+    results = pd.read_parquet(report / "results.parquet")
+    failed = results[results["status"] == "error"]
+    assert list(failed["variant"]) == ["current"]
+    assert "workspace exploded" in failed["error"].iloc[0]
+
+
+def test_a_dead_endpoint_is_a_model_error_on_each_item(
+    evals: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing listens on the port: every item fails with the model error, the table still
+    prints, and no item is measured."""
+    import socket
+
+    with socket.socket() as probe:  # a loopback port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    report = evals.path / "report"
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    result = evals.runpytest_subprocess(
+        "--toolpolicy=ab",
+        "--toolpolicy-sample=1",
+        "--toolpolicy-model=openai:gpt-4o-mini",
+        f"--toolpolicy-report={report}",
+        "-rf",
+    )
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*: model error: *", "*unmeasured items*: 2*"])
+    assert "sk-test-not-a-key" not in result.stdout.str()
