@@ -1,0 +1,30 @@
+import sys
+
+from pytest_toolpolicy.primitives.volatile import PREFIX_MARK, mask_volatile, without_volatile
+
+
+def test_pytest_summary_durations_are_masked() -> None:
+    assert mask_volatile("1 failed, 2 passed in 0.12s") == "1 failed, 2 passed in ?s"
+    assert mask_volatile("= 3 passed in 75.02s (0:01:15) =") == "= 3 passed in ?s ="
+    assert mask_volatile("no tests ran in 0.01s") == "no tests ran in ?s"
+    assert mask_volatile("it ran in 0.5s") == "it ran in 0.5s"  # not a pytest summary
+
+
+def test_memory_addresses_and_the_interpreter_prefix_are_masked() -> None:
+    text = f"<Store object at 0x7f4661a7a690>\n{sys.prefix}/lib/site.py:1: in f"
+    assert mask_volatile(text) == f"<Store object at 0x…>\n{PREFIX_MARK}/lib/site.py:1: in f"
+    assert mask_volatile("x = 0x10") == "x = 0x10"  # a literal, not an address in a repr
+
+
+def test_without_volatile_drops_timings_at_any_depth_and_keeps_the_rest() -> None:
+    data = {
+        "ok": True,
+        "data": {"duration_s": 0.41, "exit_code": 1, "output": "1 failed in 0.40s"},
+        "runs": [{"duration_s": 1.0, "passed": False}],
+    }
+    assert without_volatile(data) == {
+        "ok": True,
+        "data": {"exit_code": 1, "output": "1 failed in ?s"},
+        "runs": [{"passed": False}],
+    }
+    assert data["data"]["duration_s"] == 0.41  # the capture itself is untouched
