@@ -316,3 +316,25 @@ def test_a_dead_endpoint_is_a_model_error_on_each_item(
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*: model error: *", "*unmeasured items*: 2*"])
     assert "sk-test-not-a-key" not in result.stdout.str()
+
+
+def test_a_session_without_the_ab_file_says_where_the_items_are(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_other="def test_plain():\n    assert 1 + 1 == 2\n")
+    result = pytester.runpytest("--toolpolicy=ab", f"--toolpolicy-report={pytester.path / 'r'}")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*toolpolicy: no A/B item ran*pytest evals --toolpolicy=ab*"])
+
+
+def test_record_then_replay_gives_the_same_table(evals: pytest.Pytester) -> None:
+    cache = evals.path / "completions.sqlite"
+    tables = []
+    for mode in ("record", "replay"):
+        report = evals.path / f"report-{mode}"
+        result = evals.runpytest_subprocess(
+            "--toolpolicy=ab", "--toolpolicy-sample=1", "--toolpolicy-seed=3",
+            f"--toolpolicy-cache={mode}", f"--toolpolicy-cache-file={cache}",
+            f"--toolpolicy-report={report}",
+        )  # fmt: skip
+        result.assert_outcomes(passed=2)
+        tables.append(_table(report))
+    pd.testing.assert_frame_equal(tables[0], tables[1])

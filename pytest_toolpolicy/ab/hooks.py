@@ -46,7 +46,14 @@ class ABHooks:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         ab = self.session
-        if ab.is_worker or not ab.summary:
+        if ab.is_worker:
+            return
+        if not ab.rows:  # e.g. `pytest --toolpolicy=ab` over a directory without the A/B file
+            terminalreporter.write_line(
+                "toolpolicy: no A/B item ran; the items are the tests that use the"
+                " toolpolicy_item fixture (pytest evals --toolpolicy=ab)",
+                yellow=True,
+            )
             return
         terminalreporter.write_sep("─", "toolpolicy decision")
         for line in ab.summary:

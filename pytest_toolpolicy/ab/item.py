@@ -27,6 +27,10 @@ from .replay import RecordedModel, Suppressor
 from .row import ItemSpec, row_of
 
 
+class RerunError(RuntimeError):
+    """A counterfactual rerun that measured nothing (its model failed): the item fails."""
+
+
 @dataclass
 class Harness:
     """What every item of a session shares."""
@@ -87,7 +91,12 @@ def _run_item(
         replayed = RecordedModel(inner, record, serve=True)
         again = build_loop(spec.arm, prepared.toolbox, replayed, config, suppress=suppressor)
         again.dispatch, tools = _dispatch(spec, prepared, harness, inner)
-        again.run(task_of(instance))
+        ended = again.run(task_of(instance)).outcome
+        if ended.outcome == "model_error":  # not a measurement: never counted as a flip
+            raise RerunError(
+                f"counterfactual rerun {suppressor.ordinal} (call suppressed:"
+                f" {suppressor.removed}) could not finish: {ended.detail.get('reason')}"
+            )
         result = _grade(instance, prepared, harness)
         return bool(result and result.resolved), replayed.stats, tools.stats
 
