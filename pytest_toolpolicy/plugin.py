@@ -37,6 +37,7 @@ _FLAGS: tuple[tuple[str, str], ...] = (
     ("--toolpolicy-no-memo", "do not memoize test runs and grading by workspace tree hash"),
     ("--toolpolicy-hide-tests", "do not show the FAIL_TO_PASS tests to the agent"),
 )
+_INI_KEYS = frozenset(name[2:].replace("-", "_") for name, ini, _ in _OPTIONS if ini)
 SESSION_KEY = pytest.StashKey[Any]()
 
 
@@ -69,9 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     def get(dest: str) -> Any:
         value = config.getoption(dest, None)
-        if value in (None, False) and dest in {
-            d[2:].replace("-", "_") for d, i, _ in _OPTIONS if i
-        }:
+        if value in (None, False) and dest in _INI_KEYS:
             value = config.getini(dest) or None
         return value
 

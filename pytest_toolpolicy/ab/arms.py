@@ -26,6 +26,7 @@ from ..primitives.envelope import Envelope
 from ..primitives.sandbox import Sandbox
 from ..primitives.toolbox import Toolbox
 from ..types import ToolCall, Trajectory
+from .memo import ExecutionMemo, MemoDispatch
 
 ARMS = ("policy", "current")
 Dispatch = Callable[[str, dict[str, Any]], Envelope]
@@ -95,6 +96,18 @@ def default_dispatch(arm: str, toolbox: Toolbox) -> Dispatch:
     return lambda tool, args: call_tool(toolbox, tool, args)
 
 
+def dispatch_for(
+    arm: str, instance_id: str, prepared: Prepared, memo: ExecutionMemo | None, model: Model
+) -> tuple[Dispatch, MemoDispatch]:
+    """The run's dispatch, and the memo whose stats count what really ran. A fresh one per run
+    (the first and each rerun): a sim's flaky tool wrapper keys its faults on the run's own
+    ``run_test`` calls, so a rerun's replayed prefix sees the same ones. The wrapper sits
+    outside the memo, so what the memo stores is always the real capture."""
+    scope = f"{arm}:{prepared.sandbox.mode}"
+    memoized = MemoDispatch(memo, default_dispatch(arm, prepared.toolbox), prepared.toolbox, scope)
+    return wrap_dispatch(model, memoized, arm, instance_id), memoized
+
+
 def build_loop(
     arm: str,
     toolbox: Toolbox,
@@ -161,9 +174,7 @@ def run_instance(
         instance, workdir=workdir, repos=repos, sandbox=sandbox, tests_visible=tests_visible
     )
     # A sim may also play an unreliable tool wrapper (``flaky_tool``); any other model: as is.
-    dispatch = wrap_dispatch(
-        model, default_dispatch(arm, prepared.toolbox), arm, instance.instance_id
-    )
+    dispatch, _ = dispatch_for(arm, instance.instance_id, prepared, None, model)
     loop = build_loop(arm, prepared.toolbox, model, config, variant=variant, dispatch=dispatch)
     trajectory = loop.run(task_of(instance))
     workspace = prepared.toolbox.workspace

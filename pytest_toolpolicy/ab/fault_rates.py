@@ -14,13 +14,12 @@ from pathlib import Path
 
 from ..bench.instance import Instance
 from ..models.sim.model import SimModel
-from ..models.sim.tool_faults import wrap_dispatch
 from ..models.spec import build_model
 from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox
 from ..types import Trajectory
-from .arms import ARMS, build_loop, default_dispatch, prepare, task_of
-from .memo import ExecutionMemo, MemoDispatch
+from .arms import ARMS, build_loop, dispatch_for, prepare, task_of
+from .memo import ExecutionMemo
 
 Rates = dict[str, tuple[int, int]]
 
@@ -35,10 +34,9 @@ def run_arm(
 ) -> Trajectory:
     """One ungraded run of ``instance`` in ``arm``."""
     prepared = prepare(instance, workdir=workdir, sandbox=sandbox)
-    box = prepared.toolbox
-    memoized = MemoDispatch(memo, default_dispatch(arm, box), box, f"{arm}:{prepared.sandbox.mode}")
-    dispatch = wrap_dispatch(model, memoized, arm, instance.instance_id)
-    return build_loop(arm, box, model, PolicyConfig(), dispatch=dispatch).run(task_of(instance))
+    dispatch, _ = dispatch_for(arm, instance.instance_id, prepared, memo, model)
+    loop = build_loop(arm, prepared.toolbox, model, PolicyConfig(), dispatch=dispatch)
+    return loop.run(task_of(instance))
 
 
 def measure(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
-import re
 import shutil
 import time
 from collections.abc import Callable
@@ -16,13 +15,13 @@ from typing import Any
 from ..bench.grade import GradeResult, grade
 from ..bench.instance import Instance
 from ..models.base import Completion, Model
-from ..models.sim.tool_faults import wrap_dispatch
+from ..paths import safe_name
 from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox
 from ..types import Trajectory
 from . import counterfactual
-from .arms import Dispatch, Prepared, build_loop, default_dispatch, prepare, task_of, with_meta
-from .memo import DispatchStats, ExecutionMemo, MemoDispatch, grade_key
+from .arms import Prepared, build_loop, dispatch_for, prepare, task_of, with_meta
+from .memo import DispatchStats, ExecutionMemo, grade_key
 from .replay import RecordedModel, Suppressor
 from .row import ItemSpec, row_of
 
@@ -52,7 +51,7 @@ def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajecto
     """Runs in ``workdir/<item id>/repo``, the same path in every session: paths reach the
     prompt through test output, and a path that changed from run to run would make two runs
     over the same state send different requests. A lock keeps concurrent sessions apart."""
-    directory = harness.workdir / item_dirname(spec.id)
+    directory = harness.workdir / safe_name(spec.id)
     directory.mkdir(parents=True, exist_ok=True)
     with open(directory.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -79,9 +78,10 @@ def _run_item(
     inner = harness.make_model()
     record: dict[Any, Completion] = {}
     model = RecordedModel(inner, record, serve=False)
-    dispatch, memo = _dispatch(spec, prepared, harness, inner)
-    loop = build_loop(spec.arm, prepared.toolbox, model, config, variant=spec.variant)
-    loop.dispatch = dispatch
+    dispatch, memo = dispatch_for(spec.arm, spec.instance_id, prepared, harness.memo, inner)
+    loop = build_loop(
+        spec.arm, prepared.toolbox, model, config, variant=spec.variant, dispatch=dispatch
+    )
     trajectory = loop.run(task_of(instance))
     graded = _grade(instance, prepared, harness)
     resolved = bool(graded and graded.resolved)
@@ -89,8 +89,10 @@ def _run_item(
     def rerun(suppressor: Suppressor) -> tuple[bool, Any, DispatchStats]:
         _reset(prepared)
         replayed = RecordedModel(inner, record, serve=True)
-        again = build_loop(spec.arm, prepared.toolbox, replayed, config, suppress=suppressor)
-        again.dispatch, tools = _dispatch(spec, prepared, harness, inner)
+        dispatch, tools = dispatch_for(spec.arm, spec.instance_id, prepared, harness.memo, inner)
+        again = build_loop(
+            spec.arm, prepared.toolbox, replayed, config, dispatch=dispatch, suppress=suppressor
+        )
         ended = again.run(task_of(instance)).outcome
         if ended.outcome == "model_error":  # not a measurement: never counted as a flip
             raise RerunError(
@@ -117,19 +119,6 @@ def _run_item(
     row = row_of(trajectory, instance, spec, harness.gold_dir)
     row["duration_s"] = round(time.monotonic() - start, 3)
     return row, trajectory
-
-
-def _dispatch(
-    spec: ItemSpec, prepared: Prepared, harness: Harness, model: Model
-) -> tuple[Dispatch, MemoDispatch]:
-    """The run's dispatch, and the memo whose stats count what really ran. A fresh one per run
-    (the first and each rerun): a sim's flaky tool wrapper keys its faults on the run's own
-    ``run_test`` calls, so a rerun's replayed prefix sees the same ones. The wrapper sits
-    outside the memo, so what the memo stores is always the real capture."""
-    scope = f"{spec.arm}:{prepared.sandbox.mode}"
-    inner = default_dispatch(spec.arm, prepared.toolbox)
-    memo = MemoDispatch(harness.memo, inner, prepared.toolbox, scope)
-    return wrap_dispatch(model, memo, spec.arm, spec.instance_id), memo
 
 
 def _grade(instance: Instance, prepared: Prepared, harness: Harness) -> GradeResult | None:
@@ -160,7 +149,3 @@ def _reset(prepared: Prepared) -> None:
     for rel in changed:
         if rel.endswith(".py"):
             toolbox.index.reindex(rel)
-
-
-def item_dirname(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)

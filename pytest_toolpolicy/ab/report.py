@@ -4,13 +4,12 @@ whether the CI gate holds."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..paths import write_atomic
 from .table import decision_table, render_text, write_report
 
 if TYPE_CHECKING:
@@ -45,10 +44,5 @@ def gate_failure(table: pd.DataFrame) -> str | None:
 
 
 def write_trajectories(trajectories: list[dict[str, Any]], directory: Path) -> Path:
-    path = Path(directory) / "trajectories.jsonl"
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".trajectories.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        for trajectory in trajectories:
-            handle.write(json.dumps(trajectory, ensure_ascii=False, default=str) + "\n")
-    os.replace(tmp, path)
-    return path
+    lines = "".join(json.dumps(t, ensure_ascii=False, default=str) + "\n" for t in trajectories)
+    return write_atomic(Path(directory) / "trajectories.jsonl", lambda p: p.write_text(lines))

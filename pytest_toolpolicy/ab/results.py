@@ -23,9 +23,6 @@ from .row import row_of, spec_of
 def results_from_trajectories(
     path: str | os.PathLike[str], gold_dir: Path | None = GOLD_DIR
 ) -> pd.DataFrame:
-    rows = []
-    for trajectory in load_trajectories(path):
-        row = row_of(trajectory, None, spec_of(trajectory), gold_dir)
-        row["duration_s"] = float("nan")  # wall time is not part of a trajectory
-        rows.append(row)
+    # Wall time is not part of a trajectory: row_of leaves duration_s NaN.
+    rows = [row_of(t, None, spec_of(t), gold_dir) for t in load_trajectories(path)]
     return pd.DataFrame(rows)

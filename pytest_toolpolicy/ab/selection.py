@@ -16,15 +16,6 @@ from ..types import Observation, Trajectory
 DECISION_POINTS = 3
 
 
-def decision_texts(trajectory: Trajectory) -> list[str]:
-    texts: list[str] = []
-    for turn in trajectory.turns:
-        for record in (turn.completion, *turn.extra_selections):
-            if record:
-                texts.append(str(record.get("text", "")))
-    return texts
-
-
 def moves(trajectory: Trajectory) -> list[frozenset[str]]:
     """The move set of each decision point (empty: the reply named no move)."""
     out: list[frozenset[str]] = []

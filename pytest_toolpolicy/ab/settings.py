@@ -7,12 +7,12 @@ specific message (the plugin turns it into ``pytest.UsageError``) before anythin
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..paths import safe_name
 from ..policy.config import GATES
 from .schema import FIRST_ABLATIONS
 
@@ -140,4 +140,4 @@ def _slug(model: str, dataset: str, seed: int, sample: int | None) -> str:
     parts = [model, Path(dataset).name or dataset, f"seed{seed}"]
     if sample:
         parts.append(f"n{sample}")
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(parts))
+    return safe_name("-".join(parts))

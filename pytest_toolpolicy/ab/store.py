@@ -8,12 +8,10 @@ written. ``--toolpolicy-resume`` reads them back and skips those items.
 from __future__ import annotations
 
 import json
-import os
-import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..paths import safe_name, write_atomic
 from ..types import Trajectory
 
 
@@ -22,7 +20,7 @@ class ItemStore:
         self.directory = directory / "items"
 
     def path(self, item_id: str) -> Path:
-        return self.directory / f"{re.sub(r'[^A-Za-z0-9_.:-]+', '_', item_id)}.json"
+        return self.directory / f"{safe_name(item_id, keep=':')}.json"
 
     def save(self, item_id: str, row: dict[str, Any], trajectory: Trajectory | None) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -32,16 +30,7 @@ class ItemStore:
             "trajectory": trajectory.to_dict() if trajectory else None,
         }
         text = json.dumps(record, ensure_ascii=False, default=str, allow_nan=True)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path(item_id))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(self.path(item_id), lambda p: p.write_text(text, encoding="utf-8"))
 
     def load(self, item_id: str) -> dict[str, Any] | None:
         """A finished item's record, or None (missing, unreadable, or a harness fault to retry)."""

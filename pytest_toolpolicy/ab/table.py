@@ -8,14 +8,13 @@ McNemar p and bootstrap intervals sit beside them for the reader and never chang
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from ..paths import write_atomic
 from .ablation import ablate, no_change_flags
 from .decision import decide, no_decision_reason
 from .measures import MEASURES, measures
@@ -122,19 +121,6 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else str(value)
 
 
-def _atomic(path: Path, write: Callable[[Path], None]) -> Path:
-    """Readers (the notebook, a second terminal) never see a half-written report file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
 def write_report(results: pd.DataFrame, meta: dict[str, Any], directory: Path) -> dict[str, Path]:
     """Write decision.md, decision.csv, decision.html and results.parquet into ``directory``."""
     directory = Path(directory)
@@ -151,4 +137,5 @@ def write_report(results: pd.DataFrame, meta: dict[str, Any], directory: Path) -
         "decision.html": lambda p: p.write_text(render_html(table, meta), encoding="utf-8"),
         "results.parquet": lambda p: stored.to_parquet(p, index=False),
     }
-    return {name: _atomic(directory / name, write) for name, write in writers.items()}
+    # Readers (the notebook, a second terminal) never see a half-written report file.
+    return {name: write_atomic(directory / name, write) for name, write in writers.items()}
