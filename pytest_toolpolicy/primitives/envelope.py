@@ -17,3 +17,9 @@ def fail(error: str, data: Any = None) -> Envelope:
 
 class PrimitiveError(Exception):
     """A failed tool call: becomes an ``ok: false`` envelope, never a crash."""
+
+
+class HarnessFault(RuntimeError):
+    """A fault of the harness itself inside a tool (an index or sandbox bug, a host-side step
+    that failed): the run stops and its item fails with this message; the model never reads it
+    as a tool result. Bad *input* is a ``PrimitiveError`` instead."""
