@@ -14,6 +14,9 @@ workspace's code while the venv supplies the dependencies.
 The interpreter, first match wins: the ``python`` argument; ``TOOLPOLICY_PYTHON``, a comma
 separated list of ``owner/name@version=PATH``, ``owner/name=PATH`` and one bare ``PATH`` (the
 default), e.g. ``django/django=python3.9,python3.11``; the interpreter running the harness.
+
+venv and pip run with an environment built from an allow-list (``_PASSED``): what locates
+tools, caches, proxies, certificates and pip's own settings, never the harness's API keys.
 """
 
 from __future__ import annotations
@@ -37,6 +40,18 @@ if TYPE_CHECKING:
     from .instance import Instance
 
 _META = "toolpolicy-env.json"
+# What pip and a build backend may need from the host environment; everything else (API keys,
+# the harness's own venv and PYTHONPATH) stays out.
+_PASSED = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "TMPDIR", "TZ", "SOURCE_DATE_EPOCH",
+        "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
+        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+        "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+        "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+    }
+)  # fmt: skip
+_PASSED_PREFIXES = ("LC_", "PIP_")
 _SYS_PATH = "import json, sys; print(json.dumps(sys.path))"
 
 
@@ -136,9 +151,20 @@ def _under(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
+def scrubbed_environ(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    return {k: v for k, v in environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
+
+
 def _step(what: str, argv: list[str], timeout: float) -> str:
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=scrubbed_environ(),
+        )
     except subprocess.TimeoutExpired:
         raise EnvironmentSetupError(f"{what}: timed out after {timeout:g}s") from None
     if proc.returncode:

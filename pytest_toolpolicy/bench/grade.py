@@ -10,27 +10,38 @@ tests is ``infra_error``, apart from a wrong patch:
 A collection error that does mention a touched file is the patch's doing: its tests are
 "error" and the instance is unresolved. A run that hits the timeout is unresolved, naming the
 test that was running.
+
+The workspace is hostile while it is graded too: what the tests ran in the sandbox may have
+replaced a test file by a link, or the junit report and progress log by links, FIFOs or huge
+files. The test files are reset and removed through ``safefs`` (a link is replaced, never
+written through; a link above a test file is refused) and the reports read through it, bounded
+by ``limits.read_mb``; a refusal is an ``infra_error`` naming it. git runs via ``Workspace.git``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import shutil
-import subprocess
+import stat
 import sys
 import tempfile
 import time
 import uuid
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from .. import limits
+from ..primitives import safefs
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace
 from .envs import Environment, EnvironmentSetupError, environment_for
-from .junit import JunitReport, TestOutcome, module_of, read_junit
-from .workspaces import WorkspaceSetupError, materialize
+from .junit import JunitReport, TestOutcome, module_of, parse_junit
+from .workspaces import WorkspaceSetupError, materialize, remove_tree
 
 if TYPE_CHECKING:
     from .instance import Instance
@@ -92,7 +103,7 @@ def grade_patch(
         except (WorkspaceSetupError, EnvironmentSetupError) as exc:
             return _result(instance, "infra_error", {}, str(exc), start)
         if patch.strip():
-            error = apply_patch(workspace.root, patch)
+            error = apply_patch(workspace, patch)
             if error:
                 return _result(instance, "patch_error", {}, f"patch does not apply: {error}", start)
         touched = set(workspace.changed_files())
@@ -112,8 +123,11 @@ def _grade_here(
     tests: dict[str, TestOutcome] = dict.fromkeys(ids, "missing")
     root = workspace.root
     test_files = _patch_files(instance.test_patch)
-    _reset_to_base(workspace, test_files, instance.base_commit)
-    error = apply_patch(root, instance.test_patch) if instance.test_patch.strip() else None
+    try:
+        _reset_to_base(workspace, test_files, instance.base_commit)
+    except safefs.UnsafePath as exc:
+        return _result(instance, "infra_error", tests, f"cannot reset the test files: {exc}", start)
+    error = apply_patch(workspace, instance.test_patch) if instance.test_patch.strip() else None
     if error:
         return _result(instance, "infra_error", tests, f"test_patch does not apply: {error}", start)
     files = sorted({i.partition("::")[0] for i in ids if (root / i.partition("::")[0]).is_file()})
@@ -126,16 +140,17 @@ def _grade_here(
         shutil.copyfile(_PLUGIN, gdir / "toolpolicy_grade_plugin.py")
         try:
             report = _run(root, gdir, files, ids, sandbox, env, timeout, touched | test_files)
+            log = _read_report(root, f"{gdir.name}/progress.log") if report is None else None
         except _Infra as exc:
             return _result(instance, "infra_error", tests, str(exc), start)
         if report is None:
-            log = gdir / "progress.log"
-            hung = log.read_text(encoding="utf-8").splitlines() if log.is_file() else []
+            hung = (log or b"").decode("utf-8", errors="replace").splitlines()
             why = f"timed out after {timeout:g}s" + (f" while running {hung[-1]}" if hung else "")
             tests = {i: "failed" if i.partition("::")[0] in files else o for i, o in tests.items()}
             return _result(instance, "unresolved", tests, why, start)
     finally:
-        shutil.rmtree(gdir, ignore_errors=True)
+        with contextlib.suppress(OSError):  # a leftover is the restore's (or tempdir's) to drop
+            remove_tree(gdir)
     broken = {module for module, _ in report.collection_errors}
     for nodeid in ids:
         if nodeid in report.outcomes:
@@ -175,13 +190,19 @@ def _run(
         merge_stderr=True,
         python=env.python,
     )
+    if result.workspace_over:  # the tests' own disk use, not a verdict on the patch
+        raise _Infra(f"grading run stopped: {result.workspace_over}")
     if result.timed_out:
         return None
     output = result.stdout.decode("utf-8", errors="replace")
     tail = " | ".join(output.strip().splitlines()[-3:])[:400]
-    if not junit.is_file() or result.exit_code in (3, 4):
+    data = _read_report(root, f"{gdir.name}/{junit.name}")
+    if data is None or result.exit_code in (3, 4):
         raise _Infra(f"pytest could not run the tests (exit {result.exit_code}): {tail}")
-    report = read_junit(junit, ids)
+    try:
+        report = parse_junit(data, ids)
+    except ET.ParseError as exc:
+        raise _Infra(f"the junit report is not valid XML: {exc}") from None
     for module, text in report.collection_errors:
         if _is_infra(text, touched):
             last = [line for line in text.splitlines() if line.startswith("E ")][-1:] or [
@@ -209,36 +230,60 @@ def _patch_files(patch: str) -> set[str]:
     return found
 
 
+def _read_report(root: Path, rel: str) -> bytes | None:
+    """A file the tests wrote in the sandbox, or None when there is none; a link, a FIFO or a
+    file over the read limit is refused (``_Infra``), never followed or read unbounded."""
+    try:
+        return safefs.read_bytes(root, rel, limits.current().read_bytes)
+    except FileNotFoundError:
+        return None
+    except (safefs.UnsafePath, OSError) as exc:
+        raise _Infra(f"grading report refused: {exc}") from None
+
+
 def _reset_to_base(workspace: Workspace, paths: set[str], base: str) -> None:
     """The files test_patch touches, as they were at the instance's base commit (SWE-bench does
-    the same) — not the workspace's base, which may already hold visible tests."""
-    for rel in paths:
-        target = workspace.root / rel
-        proc = subprocess.run(
-            ["git", "show", f"{base}:{rel}"], cwd=workspace.root, capture_output=True
-        )
-        if proc.returncode == 0:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(proc.stdout)
-        elif target.is_file():
-            target.unlink()
+    the same) — not the workspace's base, which may already hold visible tests. A link or a
+    directory at such a path is replaced; ``UnsafePath`` when a link lies above one."""
+    root = workspace.root
+    at_base = {}
+    if paths:
+        listing = workspace.git("ls-tree", "-z", base, "--", *sorted(paths)).text
+        for line in filter(None, listing.split("\0")):
+            meta, _, rel = line.partition("\t")
+            mode, kind, oid = meta.split()
+            if kind == "blob":
+                at_base[rel] = (mode, oid)
+    for rel in sorted(paths):
+        path = safefs.inside(root, rel, final_link_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                remove_tree(path)
+        if rel not in at_base:
+            safefs.remove(root, rel)
+            continue
+        mode, oid = at_base[rel]
+        data = workspace.git("cat-file", "blob", oid).stdout
+        if mode == "120000":
+            safefs.remove(root, rel)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(data, path)
+        else:
+            safefs.write_bytes(root, rel, data, mode=0o755 if mode == "100755" else 0o644)
 
 
-def apply_patch(root: Path, patch: str) -> str | None:
-    """git's own words when ``patch`` does not apply to the working tree at ``root``."""
+def apply_patch(root: Path | Workspace, patch: str) -> str | None:
+    """git's own words when ``patch`` does not apply to the working tree of the workspace
+    (or of the workspace at ``root``). ``git apply`` itself refuses to write through a link."""
+    workspace = root if isinstance(root, Workspace) else Workspace(root)
     if not patch.endswith("\n"):
         patch += "\n"
-    proc = subprocess.run(
-        ["git", "apply", "--whitespace=nowarn", "-"],
-        cwd=root,
-        input=patch,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode == 0:
+    result = workspace.git("apply", "--whitespace=nowarn", "-", stdin=patch, ok=range(256))
+    if result.returncode == 0:
         return None
-    return " ".join(proc.stderr.split())[:300] or "git apply failed"
+    return " ".join(result.stderr.decode("utf-8", errors="replace").split())[:300] or (
+        "git apply failed"
+    )
 
 
 def _result(

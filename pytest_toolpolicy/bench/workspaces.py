@@ -12,20 +12,28 @@ be visible to, and could collide with, another's; a shared clone has its own ref
 HEAD while borrowing the objects through ``alternates`` (nothing copied but the files). Cache
 entries are built in a temporary directory and renamed into place, so concurrent workers
 materializing the same (repo, commit) both succeed (one rename wins, the other is discarded).
+
+git runs through ``hostgit`` (scrubbed environment, program-running config off, a timeout);
+only a clone from the URL template may use https. A leftover item directory is removed
+whatever the sandbox left in it: links are removed, never followed, and directories it made
+unreadable or unwritable (mode 000) are opened up first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-import subprocess
+import stat
+import sys
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..paths import cache_dir as default_cache_dir
+from ..primitives import hostgit
 from ..primitives.workspace import Workspace, WorkspaceError
 
 if TYPE_CHECKING:
@@ -33,7 +41,6 @@ if TYPE_CHECKING:
 
 GITHUB_URL = "https://github.com/{repo}.git"
 _JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
-_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/true", "LC_ALL": "C"}
 
 
 class WorkspaceSetupError(Exception):
@@ -68,7 +75,7 @@ def materialize(
     parent.mkdir(parents=True, exist_ok=True)
     if name is not None:
         root = parent / name
-        shutil.rmtree(root, ignore_errors=True)
+        remove_tree(root)
         root.mkdir()
     else:
         root = Path(tempfile.mkdtemp(prefix=f"{mirror_name(instance.instance_id)}-", dir=parent))
@@ -78,11 +85,13 @@ def materialize(
         checkout = cached_checkout(
             instance, repos=repos, cache_dir=cache_dir, url_template=url_template
         )
-        _git(instance, ["clone", "-q", "--shared", "--no-checkout", str(checkout), str(root)])
+        clone = ["clone", "-q", "--shared", "--no-checkout", str(checkout), str(root)]
+        _git(instance, clone, cwd=parent)
         _git(instance, ["checkout", "-q", "--detach", instance.base_commit], cwd=root)
         return Workspace(root, base=instance.base_commit)
     except BaseException:
-        shutil.rmtree(root, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            remove_tree(root)
         raise
 
 
@@ -125,7 +134,7 @@ def cached_checkout(
         )
 
     def build(tmp: Path) -> None:
-        _git(instance, ["clone", "-q", "--no-checkout", str(source), str(tmp)])
+        _git(instance, ["clone", "-q", "--no-checkout", str(source), str(tmp)], cwd=tmp.parent)
         _git(instance, ["config", "gc.auto", "0"], cwd=tmp)  # shared clones borrow its objects
         _git(instance, ["checkout", "-q", "--detach", instance.base_commit], cwd=tmp)
 
@@ -144,7 +153,10 @@ def _source(instance: Instance, repos: Path | None, cache_dir: Path | None, url:
     if bare.is_dir():
         return bare
     remote = url.format(repo=instance.repo)
-    return _publish(bare, lambda tmp: _git(instance, ["clone", "-q", "--bare", remote, str(tmp)]))
+    clone = ["clone", "-q", "--bare", remote]
+    return _publish(
+        bare, lambda tmp: _git(instance, [*clone, str(tmp)], cwd=tmp.parent, network=True)
+    )
 
 
 def _publish(entry: Path, build: Callable[[Path], object]) -> Path:
@@ -159,22 +171,66 @@ def _publish(entry: Path, build: Callable[[Path], object]) -> Path:
             if not entry.is_dir():  # not a lost race: a real failure
                 raise
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            remove_tree(tmp)
     return entry
 
 
-def _git(instance: Instance, args: list[str], cwd: Path | None = None, ok: int = 0) -> int:
+def _git(instance: Instance, args: list[str], cwd: Path, ok: int = 0, network: bool = False) -> int:
     """Run git; a failure becomes a ``WorkspaceSetupError`` in git's own (shortened) words.
     ``ok=1`` returns the exit code instead of raising."""
-    proc = subprocess.run(
-        ["git", *args],
+    protocols: Sequence[str] = ("file", "https") if network else ("file",)
+    result = hostgit.run(
+        args,
         cwd=cwd,
-        env={**os.environ, **_GIT_ENV},
-        capture_output=True,
-        text=True,
-        check=False,
+        error=lambda message: WorkspaceSetupError(instance.instance_id, message),
+        ok=range(256) if ok else (0,),
+        protocols=protocols,
     )
-    if proc.returncode and not ok:
-        words = " ".join(proc.stderr.split())[:300] or f"exit code {proc.returncode}"
-        raise WorkspaceSetupError(instance.instance_id, f"git {args[0]} failed: {words}")
-    return proc.returncode
+    return result.returncode
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path`` and everything below it; a link is removed, never followed. What
+    cannot be listed or removed (the sandbox may leave directories mode 000 or 0o500) gets its
+    directory made usable (0o700) and is retried once, a directory then removed whole."""
+    top = str(path)
+    try:
+        mode = os.lstat(top).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(mode):
+        os.unlink(top)
+        return
+    retried: set[str] = set()
+
+    def retry(func: Callable[..., Any], failed: str, exc: BaseException) -> None:
+        if failed != top:  # the directory holding it, never above ``path``
+            _open_up(os.path.dirname(failed))
+        try:
+            mode = os.lstat(failed).st_mode
+        except FileNotFoundError:  # removed whole by an earlier retry
+            return
+        if failed in retried:
+            raise exc
+        retried.add(failed)
+        if stat.S_ISDIR(mode):
+            _open_up(failed)
+            _rmtree(failed, retry)
+        else:
+            os.unlink(failed)
+
+    _rmtree(top, retry)
+
+
+def _open_up(directory: str) -> None:
+    with contextlib.suppress(OSError):
+        if stat.S_ISDIR(os.lstat(directory).st_mode):  # chmod follows links: a directory only
+            os.chmod(directory, stat.S_IRWXU)
+
+
+def _rmtree(path: str, retry: Callable[[Callable[..., Any], str, BaseException], None]) -> None:
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=retry)
+    else:
+        shutil.rmtree(path, onerror=lambda func, failed, info: retry(func, failed, info[1]))

@@ -3,24 +3,42 @@
 HEAD stays on the base commit for the whole run. Checkpoints are commits on private refs
 (``refs/toolpolicy/...``) built through a private index file, so neither the user's branch nor
 their index is touched, and ``patch()`` is always the diff against the base.
+
+The working tree is hostile: a model wrote into it. Every git call goes through ``hostgit``
+(no config, hook, attribute driver or environment variable of the host or of a nested
+repository takes effect), with ``GIT_DIR`` and ``GIT_WORK_TREE`` explicit, and only while
+``.git`` is the directory (or file) and ``.git/config`` the bytes they were when the workspace
+was opened: the sandbox mounts ``.git`` read-only, and this catches whatever else changed them.
+
+A snapshot (tree hash, checkpoint, patch) is every file not ignored, links stored as links:
+- a nested repository (a ``.git`` directory or file below the root) is snapshotted as its
+  ordinary files, its ``.git`` left out (git cannot store a path named ``.git``), so the tree
+  hash still covers all a test run can see. ``git add`` alone would record a committed nested
+  repository as a bare gitlink and fail outright on one without commits, so each such
+  directory first gets a placeholder entry in the index; git then walks it as an ordinary
+  directory and drops the placeholder (``_MAX_NESTING`` levels of nesting at most);
+- a FIFO, socket or device is never opened; at a tracked path it counts as a deletion;
+- a path git refuses to store (such as ``.GIT/x``) is left out rather than failing the
+  snapshot. ``restore`` removes untracked nested repositories whole, while a nested ``.git``
+  inside a directory the checkpoint has is kept: it is not part of any snapshot.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
+import re
+import shutil
+import stat
 import uuid
+from collections.abc import Container
 from pathlib import Path
 
-_IDENTITY = {
-    "GIT_AUTHOR_NAME": "toolpolicy",
-    "GIT_AUTHOR_EMAIL": "toolpolicy@localhost",
-    "GIT_COMMITTER_NAME": "toolpolicy",
-    "GIT_COMMITTER_EMAIL": "toolpolicy@localhost",
-    # Fixed dates keep checkpoint ids a function of content only.
-    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00+0000",
-    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+0000",
-}
+from .. import limits
+from . import hostgit, safefs
+
+_PLACEHOLDER = ".toolpolicy-nested-repository"
+_MAX_NESTING = 16
+_INCLUDE = re.compile(rb"^\s*\[\s*include", re.IGNORECASE | re.MULTILINE)
 
 
 class WorkspaceError(Exception):
@@ -31,43 +49,141 @@ class Workspace:
     """A git working tree whose base commit is fixed when it is opened."""
 
     def __init__(self, root: str | os.PathLike[str], base: str | None = None) -> None:
-        self.root = Path(root).resolve()
-        if not self.root.is_dir():
-            raise WorkspaceError(f"workspace directory not found: {root}")
-        if not (self.root / ".git").exists():
-            raise WorkspaceError(f"not a git repository: {self.root} (use Workspace.create)")
-        self._index = self._git_dir() / "toolpolicy-index"
+        self._attach(root)
         self.base = self._git("rev-parse", "--verify", f"{base or 'HEAD'}^{{commit}}").strip()
 
     @classmethod
     def create(cls, root: str | os.PathLike[str], message: str = "base") -> Workspace:
         """Put an existing directory under git with everything in it as the base commit."""
-        path = Path(root)
-        if not (path / ".git").exists():
-            _run(["git", "init", "-q", "-b", "main", str(path)], path)
-            _run(["git", "add", "-A"], path)
-            _run(["git", "commit", "-q", "--allow-empty", "-m", message], path)
+        path = Path(root).resolve()
+        if not os.path.lexists(path / ".git"):
+            hostgit.run(["init", "-q", "-b", "main", str(path)], cwd=path, error=WorkspaceError)
+            unborn = cls.__new__(cls)
+            unborn._attach(path)
+            tree = unborn._stage_tree(unborn._git_dir / "index")  # the user's index: the base
+            commit = unborn._git("commit-tree", tree, "-m", message).strip()
+            unborn._git("update-ref", "HEAD", commit)
         return cls(path)
 
-    def _git_dir(self) -> Path:
-        out = _run(["git", "rev-parse", "--absolute-git-dir"], self.root)
-        return Path(out.strip())
+    def _attach(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise WorkspaceError(f"workspace directory not found: {root}")
+        dotgit = self.root / ".git"
+        if not os.path.lexists(dotgit):
+            raise WorkspaceError(f"not a git repository: {self.root} (use Workspace.create)")
+        self._git_dir = self._common_dir = dotgit
+        if not dotgit.is_dir() and not dotgit.is_symlink():  # a linked worktree's gitfile
+            out = hostgit.run(
+                ["rev-parse", "--absolute-git-dir", "--git-common-dir"],
+                cwd=self.root,
+                error=WorkspaceError,
+            ).text.splitlines()
+            self._git_dir, self._common_dir = Path(out[0]), self.root / out[1]
+        self._pin = self._fingerprint()
+        if _INCLUDE.search(self._pin):
+            raise WorkspaceError(
+                f"refusing {self.root}: its git config includes other files (include or "
+                "includeIf), which the harness cannot pin against change"
+            )
+        self._index = self._git_dir / "toolpolicy-index"
 
-    def _git(self, *args: str, private_index: bool = False, stdin: str | None = None) -> str:
-        env = {"GIT_INDEX_FILE": str(self._index)} if private_index else {}
-        return _run(["git", *args], self.root, env=env, stdin=stdin)
+    def _fingerprint(self) -> bytes:
+        """``.git``'s kind (and a gitfile's bytes) and the repository config, as they are now."""
+        rel = ".git"
+        try:
+            mode = os.lstat(self.root / rel).st_mode
+            if stat.S_ISLNK(mode):
+                raise WorkspaceError(f"refusing to run git in {self.root}: .git is a symbolic link")
+            cap = limits.current().read_bytes
+            kind = b"dir" if stat.S_ISDIR(mode) else safefs.read_bytes(self.root, rel, cap)
+            rel = "config"
+            try:
+                config = safefs.read_bytes(self._common_dir, rel, cap)
+            except FileNotFoundError:
+                config = b""
+        except (OSError, safefs.UnsafePath) as exc:
+            raise WorkspaceError(f"refusing to run git in {self.root}: {rel}: {exc}") from None
+        return kind + b"\0" + config
 
-    def _snapshot_tree(self) -> str:
-        """The working tree (tracked and untracked, not ignored) as a git tree id."""
-        if not self._index.exists():
-            self._git("read-tree", self.base, private_index=True)
-        self._git("add", "-A", ".", private_index=True)
-        return self._git("write-tree", private_index=True).strip()
+    def git(
+        self,
+        *args: str,
+        stdin: bytes | str | None = None,
+        ok: Container[int] = (0,),
+        index: Path | None = None,
+    ) -> hostgit.Result:
+        """Run git in this workspace, the one safe way (``hostgit``), after checking that
+        ``.git`` and its config are still what they were when the workspace was opened.
+        ``index`` is the index file to use (default: the user's)."""
+        if self._fingerprint() != self._pin:
+            raise WorkspaceError(
+                f"refusing to run git in {self.root}: .git or its config changed since the "
+                "workspace was opened (they are the harness's; the sandbox keeps them read-only)"
+            )
+        env = {"GIT_DIR": str(self._git_dir), "GIT_WORK_TREE": str(self.root)}
+        if index is not None:
+            env["GIT_INDEX_FILE"] = str(index)
+        return hostgit.run(args, cwd=self.root, error=WorkspaceError, env=env, stdin=stdin, ok=ok)
+
+    def _git(self, *args: str, index: Path | None = None, stdin: str | None = None) -> str:
+        return self.git(*args, index=index, stdin=stdin).text
+
+    def _stage(self, index: Path) -> None:
+        """``git add -A`` of the whole tree into ``index``, with nested repositories and paths
+        git cannot store handled as the module docstring says."""
+        # The common case costs one walk: a trial `add -A` on a copy of the index, kept when
+        # git had nothing to say. An embedded repository (recorded as a gitlink, with a
+        # warning), a FIFO at a tracked path or a refused path all print something.
+        trial = index.with_name(index.name + ".trial")
+        for stale in (trial, *(i.with_name(i.name + ".lock") for i in (index, trial))):
+            stale.unlink(missing_ok=True)  # left by a git killed at the time limit
+        if index.exists():
+            shutil.copyfile(index, trial)
+        first = self.git("add", "-A", ".", index=trial, ok=range(256))
+        if first.returncode == 0 and not first.stderr:
+            if trial.exists():  # git writes no index for an empty tree
+                os.replace(trial, index)
+            return
+        trial.unlink(missing_ok=True)
+        for _ in range(_MAX_NESTING):
+            listing = self._git(
+                "ls-files", "-z", "-t", "-o", "-m", "--exclude-standard", index=index
+            )
+            nested, special = [], []
+            for entry in filter(None, listing.split("\0")):
+                tag, path = entry[:1], entry[2:]
+                if tag == "?" and path.endswith("/"):  # git lists a nested repository as `dir/`
+                    nested.append(path)
+                elif tag == "C" and _special(self.root / path):
+                    special.append(path)
+            if special:
+                paths = "".join(f"{p}\0" for p in special)
+                self._git(
+                    "update-index", "--force-remove", "-z", "--stdin", index=index, stdin=paths
+                )
+            if not nested:
+                break
+            empty = self._git("hash-object", "-w", "--stdin", stdin="").strip()
+            info = "".join(f"100644 {empty}\t{p}{_PLACEHOLDER}\0" for p in nested)
+            self._git("update-index", "-z", "--index-info", index=index, stdin=info)
+        # Exit 1 is a path git would not add (logged, left out); a real failure exits 128.
+        self.git("add", "-A", "--ignore-errors", ".", index=index, ok=(0, 1))
+
+    def _stage_tree(self, index: Path | None = None) -> str:
+        """The working tree (tracked and untracked, not ignored) as a git tree id, staged in
+        ``index`` (default: the private index, which starts from the base)."""
+        if index is None:
+            index = self._index
+            if not index.exists():
+                self._git("read-tree", self.base, index=index)
+        self._stage(index)
+        return self._git("write-tree", index=index).strip()
 
     def advance_base(self, message: str) -> str:
         """Commit the working tree on HEAD and make that the base: what the agent starts from
         (e.g. with the judging tests made visible), so ``patch()`` holds only later changes."""
-        tree = self._snapshot_tree()
+        tree = self._stage_tree()
         commit = self._git("commit-tree", tree, "-p", self.base, "-m", message).strip()
         self._git("update-ref", "HEAD", commit)
         self._git("read-tree", commit)  # the user's index follows HEAD
@@ -76,11 +192,11 @@ class Workspace:
 
     def tree_hash(self) -> str:
         """A content hash of the working tree: equal trees, equal hashes."""
-        return self._snapshot_tree()
+        return self._stage_tree()
 
     def checkpoint(self, label: str | None = None) -> str:
         """Commit the working tree on a private ref; returns the ref name."""
-        tree = self._snapshot_tree()
+        tree = self._stage_tree()
         commit = self._git("commit-tree", tree, "-p", self.base, "-m", "toolpolicy checkpoint")
         ref = f"refs/toolpolicy/checkpoints/{label or uuid.uuid4().hex[:12]}"
         self._git("update-ref", ref, commit.strip())
@@ -89,25 +205,27 @@ class Workspace:
     def restore(self, ref: str) -> None:
         """Make the working tree exactly the checkpointed tree (extra files are removed)."""
         commit = self._git("rev-parse", "--verify", f"{ref}^{{commit}}").strip()
-        self._snapshot_tree()
+        self._stage_tree()
         # read-tree -u moves the private index and the files together, deleting files the
-        # target lacks; clean then drops untracked leftovers the private index never saw.
-        self._git("read-tree", "-u", "--reset", commit, private_index=True)
-        env = {"GIT_INDEX_FILE": str(self._index)}
-        _run(["git", "clean", "-fdq"], self.root, env=env)
+        # target lacks; clean then drops untracked leftovers the private index never saw, and
+        # (-ff) untracked nested repositories with them.
+        self._git("read-tree", "-u", "--reset", commit, index=self._index)
+        self._git("clean", "-ffdq", index=self._index)
 
     def patch(self) -> str:
         """The diff of the working tree against the base commit, ready to ``git apply``."""
-        tree = self._snapshot_tree()
-        return self._git("diff", "--no-color", "--no-ext-diff", "--full-index", self.base, tree)
+        tree = self._stage_tree()
+        return self._git(
+            "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", self.base, tree
+        )
 
     def changed_files(self) -> list[str]:
-        tree = self._snapshot_tree()
-        return self._git("diff", "--name-only", self.base, tree).splitlines()
+        return self.changed_between(self.base, self._stage_tree())
 
     def changed_between(self, tree_a: str, tree_b: str) -> list[str]:
         """Paths that differ between two trees (or commits) of this repository."""
-        return self._git("diff", "--name-only", "--no-renames", tree_a, tree_b).splitlines()
+        out = self._git("diff", "--name-only", "-z", "--no-renames", tree_a, tree_b)
+        return [path for path in out.split("\0") if path]
 
     def contains(self, path: str | os.PathLike[str]) -> bool:
         """Whether ``path`` (relative to the root, or absolute) resolves inside the workspace."""
@@ -115,13 +233,10 @@ class Workspace:
         return target == self.root or self.root in target.parents
 
 
-def _run(
-    argv: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
-) -> str:
-    full_env = {**os.environ, **_IDENTITY, **(env or {})}
-    proc = subprocess.run(
-        argv, cwd=cwd, env=full_env, input=stdin, capture_output=True, text=True, check=False
-    )
-    if proc.returncode != 0:
-        raise WorkspaceError(f"{' '.join(argv[:3])} failed: {proc.stderr.strip()[:500]}")
-    return proc.stdout
+def _special(path: Path) -> bool:
+    """A FIFO, socket or device: git cannot store it (and opening a FIFO would block)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode))

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -172,3 +174,108 @@ def test_venv_failure_is_an_infrastructure_error(tmp_path: Path, cache: Path) ->
     pip = [sys.executable, "-m", "pip", "install", "--no-index", "no-such-package-xyz"]
     with pytest.raises(envs.EnvironmentSetupError, match=r"(?s)install x failed.*no-such-package"):
         envs._step("install x", pip, timeout=60)
+
+
+def evil_script(tmp_path: Path, marker: Path, name: str) -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'#!/bin/sh\necho "$0 ${{OPENAI_API_KEY:-}}" >> {marker}\n')
+    path.chmod(0o755)
+    return path
+
+
+def test_host_git_settings_never_run_while_materializing(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repos, instance, _ = real(tmp_path, bare=True)
+    marker = tmp_path / "marker"
+    templates = tmp_path / "templates"
+    evil_script(templates / "hooks", marker, "post-checkout")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[init]\n\ttemplateDir = {templates}\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(evil_script(tmp_path, marker, "ssh")))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-secret")
+    ws = materialize(instance, tmp_path / "items", repos=repos, cache_dir=cache)
+    assert ws.base == instance.base_commit
+    with pytest.raises(WorkspaceSetupError, match="transport 'ssh' not allowed"):
+        materialize(
+            dataclasses.replace(instance, repo="acme/other"),
+            tmp_path / "items",
+            cache_dir=cache,
+            url_template="ssh://git.invalid/{repo}.git",
+        )
+    assert not marker.exists(), marker.read_text()
+
+
+def leftover(root: Path, host: Path) -> None:
+    """What a sandboxed run may leave: links to host paths, directories it locked up."""
+    (root / "a/b/c").mkdir(parents=True)
+    (root / "a/b/c/f.py").write_text("x\n")
+    (root / "r").mkdir()
+    (root / "r/g.py").write_text("y\n")
+    (root / "a/to-host").symlink_to(host)
+    (root / "host-file").symlink_to(host / "keep.txt")
+    for path, mode in ((root / "a/b/c", 0), (root / "a/b", 0), (root / "r", 0o500)):
+        path.chmod(mode)
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Path:
+    path = tmp_path / "host"
+    path.mkdir()
+    (path / "keep.txt").write_text("keep\n")
+    return path
+
+
+def test_a_leftover_item_directory_is_replaced(tmp_path: Path, host: Path) -> None:
+    from pytest_toolpolicy.bench import load_instances
+
+    make_bundled(tmp_path / "instances", "bundled__calc-1")
+    (instance,) = load_instances(f"bundled:{tmp_path / 'instances'}").instances
+    ws = materialize(instance, tmp_path / "items", name="item")
+    leftover(ws.root, host)
+    again = materialize(instance, tmp_path / "items", name="item")
+    assert again.root == ws.root and not (again.root / "a").exists()
+    assert sorted(os.listdir(host)) == ["keep.txt"] and (host / "keep.txt").read_text() == "keep\n"
+
+
+def test_remove_tree_opens_up_locked_directories_without_privileges(
+    tmp_path: Path, host: Path
+) -> None:
+    """As a user that mode 000 really stops (root would sail through it)."""
+    if os.geteuid() != 0:
+        (tmp_path / "items/item").mkdir(parents=True)
+        leftover(tmp_path / "items/item", host)
+        workspaces.remove_tree(tmp_path / "items/item")
+        assert os.listdir(tmp_path / "items") == []
+        return
+    with tempfile.TemporaryDirectory() as shared:  # pytest's own tmp is root's alone
+        items = Path(shared) / "items"
+        (items / "item").mkdir(parents=True)
+        leftover(items / "item", host)
+        os.chmod(shared, 0o755)
+        subprocess.run(["chown", "-R", "-h", "65534:65534", str(items)], check=True)
+        pid = os.fork()  # the child drops to nobody (whose reach the stdlib may be beyond)
+        if pid == 0:
+            code = 1
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                workspaces.remove_tree(items / "item")
+                code = 0
+            finally:
+                os._exit(code)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert os.listdir(items) == []
+    assert (host / "keep.txt").read_text() == "keep\n"
+
+
+def test_pip_and_venv_get_no_host_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-secret")
+    monkeypatch.setenv("PIP_INDEX_URL", "https://pypi.invalid/simple")
+    dump = "import json, os; print(json.dumps(dict(os.environ)))"
+    seen = json.loads(envs._step("dump", [sys.executable, "-c", dump], 60))
+    assert "OPENAI_API_KEY" not in seen
+    assert seen["PIP_INDEX_URL"] == "https://pypi.invalid/simple" and seen["PATH"]
