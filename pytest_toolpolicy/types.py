@@ -5,11 +5,14 @@ A trajectory is the only input the measures read, so everything in it round-trip
 
 from __future__ import annotations
 
+import copy
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
+
+from . import jsonsafe
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,11 @@ class Observation:
 
     def line(self) -> str:
         """The one-line ledger form the prompt shows: ``kind, target, result``."""
-        result = self.result if isinstance(self.result, str) else json.dumps(self.result)
+        result = (
+            self.result
+            if isinstance(self.result, str)
+            else jsonsafe.dumps(self.result, ensure_ascii=True)
+        )
         flag = f" [unverified: {self.caveat}]" if self.trust == "unverified" else ""
         return f"{self.kind}, {self.target}, {result}{flag}"
 
@@ -113,7 +120,9 @@ class Trajectory:
         return sum(t.usage_tokens for t in self.turns)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """``dataclasses.asdict(self)``, but a tool argument or result nested 500 deep (which
+        asdict's recursion cannot copy) is copied too."""
+        return _plain(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trajectory:
@@ -123,8 +132,9 @@ class Trajectory:
         return cls(turns=turns, outcome=outcome, **fields)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Append as one JSON line (a file holds many trajectories)."""
-        line = json.dumps(self.to_dict(), ensure_ascii=False, default=str)
+        """Append as one JSON line (a file holds many trajectories); what cannot be written
+        as is (a lone surrogate, nesting too deep) is escaped (see ``jsonsafe``)."""
+        line = jsonsafe.dumps(self.to_dict())
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
@@ -150,3 +160,36 @@ def _turn(data: dict[str, Any]) -> Turn:
         executed=tuple(ToolCall(**c) for c in data.get("executed", ())),
         suppressed=tuple(ToolCall(**c) for c in data.get("suppressed", ())),
     )
+
+
+def _plain(value: Any) -> Any:
+    """What ``asdict`` makes of ``value`` (dataclasses to dicts, containers and leaves copied),
+    walked on an explicit stack so that no depth of nesting makes it raise."""
+    root: list[Any] = [None]
+    # (source, parent, slot, copy): copy is None on the way down, the filled copy on the way up.
+    todo: list[tuple[Any, Any, Any, Any]] = [(value, root, 0, None)]
+    while todo:
+        item, parent, slot, filled = todo.pop()
+        if filled is not None:  # every child is copied: build the container itself
+            if isinstance(item, (list, tuple)):
+                parent[slot] = (
+                    type(item)(*filled) if hasattr(item, "_fields") else type(item)(filled)
+                )
+            else:
+                parent[slot] = filled
+            continue
+        if is_dataclass(item) and not isinstance(item, type):
+            children = [(f.name, getattr(item, f.name)) for f in fields(item)]
+            target: Any = dict.fromkeys(name for name, _ in children)
+        elif isinstance(item, dict):
+            children = list(item.items())
+            target = dict.fromkeys(item)
+        elif isinstance(item, (list, tuple)):
+            children = list(enumerate(item))
+            target = [None] * len(item)
+        else:
+            parent[slot] = item if isinstance(item, (str, int, float)) else copy.deepcopy(item)
+            continue
+        todo.append((item, parent, slot, target))
+        todo.extend((child, target, key, None) for key, child in children)
+    return root[0]

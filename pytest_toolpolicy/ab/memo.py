@@ -6,6 +6,12 @@ ablation variants keep reaching states already seen, so the memo serves them: a 
 captured envelope and, for a call that changed files, writes the files it changed, which puts
 the workspace at the same tree as the original call left it (checked).
 
+Whatever ran in the sandbox may have left links to host paths, FIFOs and huge files behind, so
+capture and replay never follow a link: a changed path is captured with ``lstat`` (a link as its
+target string, never what it points to) and written back through ``safefs``, which replaces a
+link at the path instead of writing through it. A change that cannot be captured so (a
+directory, a FIFO, a file over the read limit) is simply not memoized.
+
 The store is one SQLite file (WAL) that the session's worker processes share; the first result
 stored for a key is the one every later lookup gets. ``ExecutionMemo(None)`` keeps it in memory
 (one process).
@@ -13,16 +19,21 @@ stored for a key is the one every later lookup gets. ``ExecutionMemo(None)`` kee
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..primitives.envelope import Envelope
+from .. import jsonsafe, limits
+from ..primitives import safefs
+from ..primitives.envelope import Envelope, PrimitiveError
 from ..primitives.toolbox import Toolbox
 
 Dispatch = Callable[[str, dict[str, Any]], Envelope]
@@ -30,6 +41,13 @@ Dispatch = Callable[[str, dict[str, Any]], Envelope]
 # Reads change nothing, so the tree hash known before one is still right after it: a run of
 # reads costs one hash, and a rerun's replayed prefix executes nothing at all.
 READ_ONLY = frozenset({"read_entity", "search_symbol", "search_code", "read_file"})
+# Part of every key: bump it when what is stored (or how it is replayed) changes, so an entry an
+# older harness wrote is never served. 2: files as {mode, text|base64} or {link}.
+FORMAT_VERSION = 2
+
+# A changed path as captured: None (deleted), {"mode", "text" | "base64"} (a regular file) or
+# {"link": target} (a symbolic link, its target as a string).
+Change = dict[str, Any] | None
 
 
 class MemoError(RuntimeError):
@@ -67,7 +85,7 @@ class ExecutionMemo:
         return None if raw is None else json.loads(raw)
 
     def put(self, key: str, value: Any) -> None:
-        raw = json.dumps(value, default=str)
+        raw = jsonsafe.dumps(value)
         with self._lock:
             if self._db is None:
                 self._mem.setdefault(key, raw)
@@ -128,19 +146,16 @@ class MemoDispatch:
         self._tree = None
 
     def _replay(self, entry: dict[str, Any], before: str) -> None:
-        files: dict[str, str | None] = entry["files"]
+        files: dict[str, Change] = entry["files"]
         if not files and entry["after"] == before:
             return
         root = self.toolbox.root
-        for rel, text in files.items():
-            path = root / rel
-            if text is None:
-                path.unlink(missing_ok=True)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-            if rel.endswith(".py"):
-                self.toolbox.index.reindex(rel)
+        for rel, change in files.items():
+            try:
+                _apply(root, rel, change)
+            except (PrimitiveError, OSError) as exc:
+                raise MemoError(f"memo entry could not be replayed at {rel}: {exc}") from exc
+        self.toolbox.index.refresh()
         workspace = self.toolbox.workspace
         assert workspace is not None
         if workspace.tree_hash() != entry["after"]:
@@ -152,20 +167,57 @@ def grade_key(instance_id: str, tree: str, python: str | None, tests_visible: bo
 
 
 def _key(scope: str, tool: str, args: Any, tree: str, python: str | None) -> str:
-    canonical = json.dumps([scope, tool, args, tree, python or ""], sort_keys=True, default=str)
+    parts = [FORMAT_VERSION, scope, tool, args, tree, python or ""]
+    canonical = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _changed_files(toolbox: Toolbox, before: str, after: str) -> dict[str, str | None] | None:
-    """The files that differ between two trees, with their new text (None: deleted); None
-    when a change cannot be replayed as text (a binary file): then the call is not stored."""
+def _changed_files(toolbox: Toolbox, before: str, after: str) -> dict[str, Change] | None:
+    """The paths that differ between two trees as they are now; None when one cannot be
+    captured without following a link or holding too much: then the call is not stored."""
     workspace = toolbox.workspace
     assert workspace is not None
-    out: dict[str, str | None] = {}
+    budget = limits.current().read_bytes  # for the entry's files together, as for one read
+    out: dict[str, Change] = {}
     for rel in workspace.changed_between(before, after):
-        path = toolbox.root / rel
         try:
-            out[rel] = path.read_text(encoding="utf-8") if path.exists() else None
-        except (UnicodeDecodeError, IsADirectoryError):
-            return None
+            out[rel], size = _capture(toolbox.root, rel, budget)
+        except (PrimitiveError, OSError, UnicodeDecodeError):
+            return None  # a link on the way, a FIFO or directory, over the limit, ...
+        budget -= size
     return out
+
+
+def _capture(root: Path, rel: str, limit: int) -> tuple[Change, int]:
+    path = safefs.inside(root, rel, final_link_ok=True)  # a parent that is a link raises
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None, 0
+    if stat.S_ISLNK(info.st_mode):
+        target = os.fsencode(os.readlink(path)).decode("utf-8")  # strict: it must replay as is
+        return {"link": target}, len(target)
+    # Not a regular file (a directory where the tree had a file, a FIFO): raises, not stored.
+    data = safefs.read_bytes(root, rel, limit)
+    try:
+        body = {"text": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        body = {"base64": base64.b64encode(data).decode("ascii")}
+    return {"mode": stat.S_IMODE(info.st_mode), **body}, len(data)
+
+
+def _apply(root: Path, rel: str, change: Change) -> None:
+    """Put ``change`` at ``rel``, replacing (never writing through) whatever is there."""
+    if change is None:
+        safefs.remove(root, rel)
+    elif "link" in change:
+        safefs.remove(root, rel)
+        # A placeholder written by safefs makes the missing parents (refusing a link on the
+        # way); the link then takes its place. Making a link is harmless: it is never followed.
+        path = safefs.write_bytes(root, rel, b"")
+        os.unlink(path)
+        os.symlink(change["link"], path)
+    else:
+        text = change.get("text")
+        data = text.encode("utf-8") if text is not None else base64.b64decode(change["base64"])
+        safefs.write_bytes(root, rel, data, change["mode"])

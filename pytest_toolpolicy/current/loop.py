@@ -147,7 +147,8 @@ def summarize(call: ToolCall, envelope: Envelope) -> str:
     data = envelope.get("data")
     if call.tool == "bash" and isinstance(data, dict):
         timed_out = ", timed out" if data["timed_out"] else ""
-        return f"exit_code={data['exit_code']}{timed_out}"
+        stopped = f", {envelope['error']}" if not envelope["ok"] and not timed_out else ""
+        return f"exit_code={data['exit_code']}{timed_out}{stopped}"
     if not envelope["ok"]:
         return f"error: {envelope['error']}"
     if call.tool == "read_file":

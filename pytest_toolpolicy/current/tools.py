@@ -1,17 +1,26 @@
 """The baseline's four tools over one workspace directory (SWE-agent / mini-swe-agent style).
 
-Each returns an envelope ``{"ok", "error", "data"}`` and never raises for bad input. Paths are
-relative to the workspace root (an absolute path is accepted only if it lies inside it); a path
-that leaves the workspace is refused before anything is touched.
+Each returns an envelope ``{"ok", "error", "data"}`` and never raises for bad input; a fault
+of the harness itself raises ``HarnessFault`` (the model never reads it). Paths are relative to
+the workspace root (an absolute path is accepted only if it lies inside it). The file tools run
+on the host over a workspace the sandbox may have rigged, so they go through ``safefs``: a path
+that leaves the workspace, passes through a symbolic link (even one pointing inside), names a
+FIFO or device, or has a ``.git`` component is refused before anything is touched, and reads
+are bounded by ``limits.current().read_bytes``.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
-from pathlib import Path
+import stat
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..primitives.envelope import Envelope, fail, ok
+from .. import limits
+from ..primitives import safefs
+from ..primitives.envelope import HOST_ERRNOS, Envelope, HarnessFault, PrimitiveError, fail, ok
+from ..primitives.specs import is_text
 from ..primitives.toolbox import Toolbox
 
 TOOL_NAMES = ("read_file", "write_file", "edit_file", "bash")
@@ -23,35 +32,50 @@ _SNIPPET_CONTEXT = 3
 # model's pytest runs skip it, as run_test's do, so they see the repository's tests alone.
 _SANDBOX_ENV = ["/usr/bin/env", "PYTEST_ADDOPTS=-p no:toolpolicy"]
 # surrogateescape lets a file that is not valid UTF-8 round-trip through an edit unchanged.
-_ENCODING = {"encoding": "utf-8", "errors": "surrogateescape"}
+_ERRORS = "surrogateescape"
 
 
 def call_tool(toolbox: Toolbox, tool: str, args: dict[str, Any]) -> Envelope:
-    """Dispatch one call: the only checks are the ones calling the function needs."""
+    """Dispatch one call. Bad input is an ``ok: false`` envelope; anything else that goes wrong
+    is the harness's own fault and raises ``HarnessFault`` instead of reaching the model."""
     if tool not in TOOL_NAMES:
         return fail(f"unknown tool: {tool!r} (tools: {', '.join(TOOL_NAMES)}, submit)")
     if not isinstance(args, dict):
         return fail(f"args for {tool} must be an object, got {type(args).__name__}")
-    try:
-        if tool == "bash":
-            return bash(toolbox, **args)
-        return _FILE_TOOLS[tool](toolbox.root, **args)
+    for name, value in args.items():
+        if isinstance(value, str) and not is_text(value):
+            return fail(f"invalid args for {tool}: {name} is not valid text (a lone surrogate)")
+    function = bash if tool == "bash" else _FILE_TOOLS[tool]
+    first = toolbox if tool == "bash" else toolbox.root
+    try:  # bound apart from the call, so a TypeError raised inside a tool is not "bad args"
+        bound = inspect.signature(function).bind(first, **args)
     except TypeError as exc:
         return fail(f"invalid args for {tool}: {exc}")
-    except Exception as exc:  # a harness-side fault still answers as an envelope
-        return fail(f"{tool} failed: {type(exc).__name__}: {exc}")
+    try:
+        return function(*bound.args, **bound.kwargs)
+    except PrimitiveError as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        if tool == "bash" or exc.errno in HOST_ERRNOS:
+            raise HarnessFault(f"{tool} failed: {type(exc).__name__}: {exc}") from exc
+        # The workspace's state at the model's path (a file where a directory is expected, a
+        # name too long, a file the model made unreadable): an observation, not a fault.
+        return fail(f"{args.get('path')}: {exc.strerror or exc}")
+    except Exception as exc:
+        raise HarnessFault(f"{tool} failed: {type(exc).__name__}: {exc}") from exc
 
 
 def read_file(root: Path, path: str, start: int = 1, end: int | None = None) -> Envelope:
     if not _is_int(start) or not (end is None or _is_int(end)):
         return fail("start and end must be integers (1-based line numbers)")
-    target, error = _resolve(root, path)
+    rel, error = _resolve(root, path)
     if error:
         return fail(error)
-    if not target.is_file():
-        kind = "a directory (list it with bash: ls)" if target.is_dir() else "not found"
+    info = _lstat(root, rel)
+    if info is None or stat.S_ISDIR(info.st_mode):
+        kind = "not found" if info is None else "a directory (list it with bash: ls)"
         return fail(f"{path}: {kind}")
-    raw = target.read_bytes()
+    raw = safefs.read_bytes(root, rel, limits.current().read_bytes)
     if b"\x00" in raw[:8192]:
         return fail(f"{path}: binary file, not shown")
     lines = raw.decode("utf-8", errors="replace").splitlines()
@@ -78,7 +102,7 @@ def read_file(root: Path, path: str, start: int = 1, end: int | None = None) -> 
         content = f"[{path} has {len(lines)} lines; nothing at line {first}]"
     return ok(
         {
-            "path": _rel(root, target),
+            "path": rel,
             "start": first,
             "end": shown_end,
             "total_lines": len(lines),
@@ -89,43 +113,45 @@ def read_file(root: Path, path: str, start: int = 1, end: int | None = None) -> 
 
 
 def write_file(root: Path, path: str, content: str) -> Envelope:
-    target, error = _resolve(root, path)
+    rel, error = _resolve(root, path)
     if error:
         return fail(error)
     if not isinstance(content, str):
         return fail(f"content must be a string, got {type(content).__name__}")
-    if target.is_dir():
-        return fail(f"{path}: is a directory")
-    created = not target.exists()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(content, **_ENCODING)
-    return ok({"path": _rel(root, target), "created": created, "chars": len(content)})
+    info = _lstat(root, rel)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return fail(f"{path}: is a directory" if stat.S_ISDIR(info.st_mode) else _irregular(path))
+    mode = None if info is None else info.st_mode  # overwriting keeps the mode; new: 0644
+    safefs.write_bytes(root, rel, _encode(content, "content"), mode)
+    return ok({"path": rel, "created": info is None, "chars": len(content)})
 
 
 def edit_file(root: Path, path: str, old: str, new: str) -> Envelope:
-    target, error = _resolve(root, path)
+    rel, error = _resolve(root, path)
     if error:
         return fail(error)
     if not isinstance(old, str) or not isinstance(new, str):
         return fail("old and new must be strings")
     if not old:
         return fail("old is empty: give the exact text to replace (use write_file to create)")
-    if not target.is_file():
-        return fail(f"{path}: not found")
-    text = target.read_text(**_ENCODING)
+    info = _lstat(root, rel)
+    if info is None or not stat.S_ISREG(info.st_mode):
+        return fail(f"{path}: not found" if info is None else _irregular(path))
+    raw = safefs.read_bytes(root, rel, limits.current().read_bytes)
+    text = raw.decode("utf-8", errors=_ERRORS)
     count = text.count(old)
     if count == 0:
         return fail(f"old text not found in {path}; it must match exactly, whitespace included")
     if count > 1:
         return fail(f"old text matched {count} times in {path}; include more context to pick one")
     updated = text.replace(old, new, 1)
-    target.write_text(updated, **_ENCODING)
+    safefs.write_bytes(root, rel, _encode(updated, "new"), info.st_mode)
     first = text[: text.index(old)].count("\n") + 1
     lines = updated.splitlines()
     low = max(1, first - _SNIPPET_CONTEXT)
     high = min(len(lines), first + new.count("\n") + _SNIPPET_CONTEXT)
     snippet = "\n".join(f"{n:6}\t{lines[n - 1]}" for n in range(low, high + 1))
-    return ok({"path": _rel(root, target), "replaced": 1, "line": first, "snippet": snippet})
+    return ok({"path": rel, "replaced": 1, "line": first, "snippet": snippet})
 
 
 def bash(toolbox: Toolbox, command: str, timeout: float = 120) -> Envelope:
@@ -144,6 +170,7 @@ def bash(toolbox: Toolbox, command: str, timeout: float = 120) -> Envelope:
         python=toolbox.python,
         env=toolbox.sandbox_env,
     )
+    toolbox.index.refresh()  # the command may have changed any file behind the index
     output, truncated = tail_chars(result.stdout.decode("utf-8", errors="replace"))
     if result.stdout_dropped:
         output = f"[... {result.stdout_dropped} bytes dropped by the sandbox ...]\n{output}"
@@ -157,6 +184,8 @@ def bash(toolbox: Toolbox, command: str, timeout: float = 120) -> Envelope:
         "duration_s": result.duration_s,
         "sandbox": result.sandbox,
     }
+    if result.workspace_over:  # stopped (or over) at the disk bound: the model must know why
+        return fail(result.workspace_over, data)
     if result.timed_out:
         return fail(f"timed out after {timeout:g}s; process tree killed", data)
     return ok(data)
@@ -172,17 +201,42 @@ def tail_chars(text: str, limit: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:
     return f"[... {len(text) - len(kept)} earlier characters truncated ...]\n{kept}", True
 
 
-def _resolve(root: Path, path: Any) -> tuple[Path, str | None]:
+def _resolve(root: Path, path: Any) -> tuple[str, str | None]:
+    """The workspace-relative form of ``path``, or why it is refused. Lexical only: the links a
+    normalized path could pass through are refused component by component by ``safefs``."""
     if not isinstance(path, str) or not path.strip():
-        return root, "path must be a non-empty string (relative to the workspace root)"
-    target = (root / path).resolve()  # an absolute path replaces root; symlinks are followed
-    if target != root and root not in target.parents:
-        return root, f"path outside the workspace: {path} (use a path relative to its root)"
-    return target, None
+        return "", "path must be a non-empty string (relative to the workspace root)"
+    if "\x00" in path:
+        return "", "path must not contain a NUL character"
+    full = os.path.normpath(os.path.join(root, path))  # an absolute path replaces root
+    if full != str(root) and not full.startswith(f"{root}{os.sep}"):
+        return "", f"path outside the workspace: {path} (use a path relative to its root)"
+    rel = os.path.relpath(full, root)
+    if rel == ".":
+        return "", f"{path}: is the workspace root, a directory"
+    if any(part.lower() == ".git" for part in PurePosixPath(rel).parts):
+        # A host-side write under .git (config, hooks) would run code on the next snapshot.
+        return "", f"refusing {path}: .git is the repository's metadata, not a workspace file"
+    return rel, None
 
 
-def _rel(root: Path, target: Path) -> str:
-    return target.relative_to(root).as_posix() or "."
+def _lstat(root: Path, rel: str) -> os.stat_result | None:
+    """The entry at ``rel`` itself (None if missing); ``UnsafePath`` if a link is on the way."""
+    try:
+        return os.lstat(safefs.inside(root, rel))
+    except FileNotFoundError:
+        return None
+
+
+def _irregular(path: str) -> str:
+    return f"{path}: not a regular file (a FIFO, socket or device is never opened)"
+
+
+def _encode(text: str, what: str) -> bytes:
+    try:
+        return text.encode("utf-8", errors=_ERRORS)
+    except UnicodeEncodeError as exc:  # a lone surrogate that no file byte decodes to
+        raise PrimitiveError(f"{what} is not valid text at character {exc.start}") from None
 
 
 def _is_int(value: Any) -> bool:

@@ -3,15 +3,32 @@
 A selector is the dotted module path plus the qualname (``memstore.MemStore.remember``); a
 ``src/`` layout maps to its package path. Only statement bodies are walked, never expressions,
 which keeps indexing close to the cost of ``ast.parse`` itself.
+
+What is indexed: every regular ``.py`` file below the root reached without following a link. A
+symbolic link — to a file or a directory, pointing inside the workspace or out — is not part of
+the workspace: a link that points inside today can be retargeted out by the next sandboxed run,
+and one inside would index the same code twice. FIFOs, devices, files over the read limit
+(``limits.read_mb``), binary and non-UTF-8 files are not indexed either; each is in
+``CodeIndex.refused`` with the reason, which an unknown selector's error names. Every read goes
+through ``safefs``. A sandboxed run may change anything, so ``refresh()`` rescans after one.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
+import stat
+import time
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
+
+from .. import limits
+from . import safefs
+from .envelope import PrimitiveError
 
 _SKIP_DIRS = {
     ".git",
@@ -52,6 +69,7 @@ def is_selector(text: str) -> bool:
     return bool(_SELECTOR.match(text))
 
 
+@lru_cache(maxsize=1 << 16)  # refresh() asks it of every file of the tree, every time
 def module_path(rel: str) -> str | None:
     """``src/pkg/mod.py`` → ``pkg.mod``; ``pkg/__init__.py`` → ``pkg``; None if not importable."""
     parts = rel[:-3].split("/")
@@ -98,7 +116,9 @@ def index_source(source: str, rel: str) -> list[Entity]:
     n_lines = source.count("\n") + 1
     try:
         tree = ast.parse(source, filename=rel)
-    except (SyntaxError, ValueError) as exc:
+    # RecursionError and MemoryError: pathologically nested code, which a sandboxed run can
+    # write; it is a module that does not parse, not a harness fault.
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = getattr(exc, "lineno", None)
         error = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}" + (
             f" (line {line})" if line else ""
@@ -164,12 +184,8 @@ def _walk(
                 _walk(handler.body, prefix, parent, lines, rel, out)
 
 
-def read_text(path: Path) -> str | None:
-    """A file's text, or None for binary and non-UTF-8 files (skipped, never fatal)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
+def _decode(data: bytes) -> str | None:
+    """UTF-8 text, or None for binary (a NUL byte) and non-UTF-8 data."""
     if b"\0" in data:
         return None
     try:
@@ -178,50 +194,230 @@ def read_text(path: Path) -> str | None:
         return None
 
 
+def read_text(path: str | os.PathLike[str]) -> str | None:
+    """A file's text, or None when it is missing, binary, not UTF-8, over the read limit, or
+    reached through a link. For callers holding a joined ``root / rel`` (with a resolved root,
+    as ``CodeIndex.root`` and ``Toolbox.root`` are): no link anywhere on the way from the
+    filesystem root is followed. ``CodeIndex.read_source`` says why instead of None."""
+    path = Path(os.path.abspath(path))
+    anchor = Path(path.anchor)
+    try:
+        data = safefs.read_bytes(anchor, path.relative_to(anchor), limits.current().read_bytes)
+    except (OSError, PrimitiveError):
+        return None
+    return _decode(data)
+
+
+Signature = tuple[int, int, int, int, int]
+# A file whose timestamp is this close to the scan that indexed it may change again within the
+# same timestamp granule (coarse clocks, 1-2 s filesystems) with nothing in its signature
+# changing: such a file is "racy" and re-read, and compared by digest, on the next refresh.
+# Local Linux filesystems stamp with a clock tick (<= 10 ms); 1 s also covers coarser ones.
+_RACY_NS = 1_000_000_000
+
+
+def signature(info: os.stat_result) -> Signature:
+    # ctime too: a sandboxed run can set mtime back (``touch -d``), never ctime.
+    return (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode)
+
+
+class _Seen(NamedTuple):
+    signature: Signature
+    digest: bytes | None  # of the bytes read; None when the file was refused
+    racy: bool
+    reason: str | None  # why the file is not indexed, when it is not
+
+
+def _keep_dir(name: str) -> bool:
+    return name not in _SKIP_DIRS and not name.startswith(".")
+
+
 class CodeIndex:
-    """Entities of every Python file under ``root``, keyed by selector; re-indexed per file."""
+    """Entities of every Python file under ``root``, keyed by selector; re-indexed per file.
+
+    ``refresh()`` rescans (an lstat per file) and re-indexes only new, changed and removed
+    files; ``sync(rel)`` does the same for one file; ``reindex(rel)`` re-reads one file
+    unconditionally. A file's entity list is replaced only when its content changed, so derived
+    indexes may compare lists by identity; ``version`` is bumped whenever anything changed."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root).resolve()
         self.by_selector: dict[str, Entity] = {}
         self.by_file: dict[str, list[Entity]] = {}
         self.version = 0  # bumped on every change, so derived indexes know to refresh
-        for rel in self._python_files():
-            self._index_file(rel)
+        self._seen: dict[str, _Seen] = {}  # every regular, importable .py file last looked at
+        self._listing: dict[str, str] = {}  # links and non-regular files the last scan met
+        self._gone: dict[str, str] = {}  # files that were there and no longer are
+        self._orphans: set[str] = set()  # visible selectors whose entity was dropped
+        self.refresh()
+        self.version = 0
 
-    def _python_files(self) -> list[str]:
-        found: list[str] = []
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = sorted(
-                d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")
-            )
-            base = Path(dirpath)
-            for name in sorted(filenames):
-                if name.endswith(".py"):
-                    path = base / name
-                    if path.is_symlink() and self.root not in path.resolve().parents:
-                        continue  # a link out of the workspace is not part of it
-                    found.append(path.relative_to(self.root).as_posix())
-        return found
+    # -- reading the tree ---------------------------------------------------------------
 
-    def _index_file(self, rel: str) -> None:
-        for entity in self.by_file.pop(rel, []):
-            if self.by_selector.get(entity.selector) is entity:
-                del self.by_selector[entity.selector]
-        source = read_text(self.root / rel)
-        if source is None:
-            return
-        entities = index_source(source, rel)
+    def refresh(self) -> list[str]:
+        """Rescan the tree; re-index the files that are new, changed (lstat signature, or a
+        racy one whose digest changed) or removed. Returns their relative paths, sorted."""
+        now = time.time_ns()
+        found, self._listing = safefs.scan(self.root, ".py", _keep_dir)
+        limit = limits.current().read_bytes
+        changed = []
+        for rel in [rel for rel in self._seen if rel not in found]:
+            if self._apply(rel, None, self._why_gone(rel), limit, now):
+                changed.append(rel)
+        for rel, info in found.items():
+            if module_path(rel) is None:
+                continue
+            seen = self._seen.get(rel)
+            stale = seen is None or seen.racy or seen.signature != signature(info)
+            if stale and self._apply(rel, info, None, limit, now):
+                changed.append(rel)
+        self._settle(bool(changed))
+        return sorted(changed)
+
+    def _why_gone(self, rel: str) -> str:
+        """Why a file the scan no longer found is gone: it, or a directory on its way, is now
+        a link (or a FIFO...), or it was removed."""
+        parts = rel.split("/")
+        for n in range(len(parts), 0, -1):
+            reason = self._listing.get("/".join(parts[:n]))
+            if reason is not None:
+                return reason
+        return f"{rel} no longer exists"
+
+    def sync(self, rel: str) -> bool:
+        """``refresh`` for one file (one lstat when it is unchanged); True if its entities
+        changed. For a primitive about to use the file's spans: they match the file as it is."""
+        info, reason = self._look(rel)
+        seen = self._seen.get(rel)
+        if info is not None and seen is not None and not seen.racy:
+            if seen.signature == signature(info):
+                return False
+        elif info is None and seen is None and rel not in self.by_file:
+            return False
+        changed = self._apply(rel, info, reason, limits.current().read_bytes, time.time_ns())
+        self._settle(changed)
+        return changed
+
+    def reindex(self, rel: str) -> None:
+        """Re-read one file after an edit (or its removal), whatever its signature says."""
+        info, reason = self._look(rel)
+        self._seen.pop(rel, None)
+        self._apply(rel, info, reason, limits.current().read_bytes, time.time_ns())
+        self._settle(True)
+
+    def read_source(self, rel: str) -> str:
+        """The text of ``rel`` as it is now, through ``safefs``; a ``PrimitiveError`` (an
+        ``UnsafePath`` for a link, a FIFO, a file over the limit) saying why it cannot be read."""
+        try:
+            data = safefs.read_bytes(self.root, rel, limits.current().read_bytes)
+        except FileNotFoundError:
+            raise PrimitiveError(f"{rel} no longer exists") from None
+        except OSError as exc:
+            raise PrimitiveError(f"cannot read {rel}: {exc.strerror or exc}") from None
+        text = _decode(data)
+        if text is None:
+            raise PrimitiveError(f"refusing {rel}: binary or not UTF-8 text")
+        return text
+
+    def _look(self, rel: str) -> tuple[os.stat_result | None, str | None]:
+        """``rel``'s lstat if it is a regular file reached with no link, else why not."""
+        try:
+            info = safefs.lstat(self.root, rel)
+        except FileNotFoundError:
+            return None, f"{rel} no longer exists"
+        except PrimitiveError as exc:
+            return None, str(exc)
+        except OSError as exc:
+            return None, f"cannot read {rel}: {exc.strerror or exc}"
+        if stat.S_ISLNK(info.st_mode):
+            return None, f"refusing {rel}: it is a symbolic link"
+        if not stat.S_ISREG(info.st_mode):
+            return None, f"refusing {rel}: not a regular file"
+        return info, None
+
+    def _apply(
+        self, rel: str, info: os.stat_result | None, reason: str | None, limit: int, now: int
+    ) -> bool:
+        """Bring one file's entities in line with the file; True when they changed."""
+        had = rel in self.by_file
+        if info is None or not rel.endswith(".py") or module_path(rel) is None:
+            self._seen.pop(rel, None)
+            self._drop(rel)
+            if reason is not None and had:
+                self._gone[rel] = reason
+            return had
+        self._gone.pop(rel, None)
+        data: bytes | None = None
+        try:
+            data = safefs.read_bytes(self.root, rel, limit)
+        except PrimitiveError as exc:
+            reason = str(exc)
+        except OSError as exc:  # e.g. a mode a sandboxed run changed
+            reason = f"cannot read {rel}: {exc.strerror or exc}"
+        text = _decode(data) if data is not None else None
+        if data is not None and text is None:
+            reason = f"refusing {rel}: binary or not UTF-8 text"
+        digest = hashlib.blake2b(data, digest_size=16).digest() if data is not None else None
+        racy = max(info.st_mtime_ns, info.st_ctime_ns) >= now - _RACY_NS
+        old = self._seen.get(rel)
+        self._seen[rel] = _Seen(signature(info), digest, racy, None if text is not None else reason)
+        if had and text is not None and old is not None and old.digest == digest:
+            return False  # touched or rewritten as it was: the entities stand
+        self._drop(rel)
+        if text is None:
+            return had
+        entities = index_source(text, rel)
         self.by_file[rel] = entities
         for entity in entities:
             # First definition wins, as for a reader scanning top to bottom; later duplicates
             # (conditional defs, overloads) stay reachable through by_file.
             self.by_selector.setdefault(entity.selector, entity)
+        return True
 
-    def reindex(self, rel: str) -> None:
-        """Refresh one file after an edit (or its removal)."""
-        self._index_file(rel)
-        self.version += 1
+    def _drop(self, rel: str) -> None:
+        for entity in self.by_file.pop(rel, []):
+            if self.by_selector.get(entity.selector) is entity:
+                del self.by_selector[entity.selector]
+                self._orphans.add(entity.selector)
+
+    def _settle(self, changed: bool) -> None:
+        """After a batch: a selector whose visible entity was dropped falls to the next file
+        that defines it (a module shadowed by a same-named one, e.g. src/pkg and pkg)."""
+        orphans = {s for s in self._orphans if s not in self.by_selector}
+        self._orphans.clear()
+        if orphans:
+            for entities in self.by_file.values():
+                for entity in entities:
+                    if entity.selector in orphans:
+                        self.by_selector.setdefault(entity.selector, entity)
+        if changed:
+            self.version += 1
+
+    # -- lookups ------------------------------------------------------------------------
+
+    @property
+    def refused(self) -> dict[str, str]:
+        """Paths not indexed, with the reason: links, FIFOs and devices, unreadable, oversized,
+        binary and non-UTF-8 files, and indexed files that are gone since."""
+        reads = {rel: seen.reason for rel, seen in self._seen.items() if seen.reason}
+        return {**self._gone, **reads, **self._listing}
+
+    def why_missing(self, selector: str) -> str | None:
+        """Why ``selector`` is not in the index when the file (or package directory) that would
+        define it is refused or gone; None when nothing is known (or its module is indexed)."""
+        table: dict[str, str] = {}
+        for rel, reason in self.refused.items():
+            dotted = module_path(rel if rel.endswith(".py") else f"{rel}.py")
+            if dotted is not None:
+                table.setdefault(dotted, reason)
+        parts = selector.split(".")
+        for n in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:n])
+            if prefix in self.by_selector:
+                return None
+            if prefix in table:
+                return table[prefix]
+        return None
 
     def get(self, selector: str) -> Entity | None:
         return self.by_selector.get(selector)

@@ -2,17 +2,17 @@
 
 The search string must occur exactly once within the entity's lines. The edit is refused when
 it *adds* py_compile / ``ruff --select E9,F`` errors; errors the file already had do not block.
+The file is read and written through ``safefs``: never through a link, atomically (a temporary
+file renamed over it), with its mode and its newlines kept.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
-from pathlib import Path
 
-from .codeindex import CodeIndex, read_text
-from .envelope import Envelope, PrimitiveError, fail, ok
+from . import safefs
+from .codeindex import CodeIndex
+from .envelope import HOST_ERRNOS, Envelope, HarnessFault, PrimitiveError, fail, ok
 from .lint import added_errors, lint_text
 from .read_entity import resolve
 
@@ -22,16 +22,15 @@ def edit_entity(index: CodeIndex, selector: str, search: str, replace: str) -> E
     "errors": [...]}, "diff": str}``. ``committed`` means the new text was written to the file."""
     try:
         entity = resolve(index, selector)
+        if not search:
+            return fail("empty search string")
+        text = index.read_source(entity.file)
+        # The mode the file has now (resolve re-indexed it if a sandboxed run changed it).
+        mode = safefs.lstat(index.root, entity.file).st_mode
     except PrimitiveError as exc:
         return fail(str(exc))
-    if not search:
-        return fail("empty search string")
-    path = index.root / entity.file
-    if path.is_symlink() or index.root not in path.resolve().parents:
-        return fail(f"refusing to edit {entity.file}: it resolves outside the workspace")
-    text = read_text(path)
-    if text is None:
-        return fail(f"cannot read {entity.file}: file is gone or no longer UTF-8 text")
+    except OSError as exc:  # gone between the read and the lstat
+        return fail(f"cannot read {selector}'s file: {exc.strerror or exc}")
     lines = text.splitlines(keepends=True)
     head = "".join(lines[: entity.start - 1])
     span = "".join(lines[entity.start - 1 : entity.end])
@@ -43,11 +42,10 @@ def edit_entity(index: CodeIndex, selector: str, search: str, replace: str) -> E
     if count > 1:
         return fail(f"search string matched {count} times in {where}; it must match exactly once")
     new_text = head + span.replace(search, replace, 1) + tail
-    try:
-        before = lint_text(text, entity.file)
-        after = lint_text(new_text, entity.file)
-    except RuntimeError as exc:
-        return fail(f"lint gate unavailable: {exc}")
+    # A lint gate that cannot run (ruff missing, crashed, hung) raises: a harness fault, which
+    # Toolbox.call reports as one, never an observation the model reads.
+    before = lint_text(text, entity.file)
+    after = lint_text(new_text, entity.file)
     lint = {"clean": not after, "errors": [e.record() for e in after]}
     added = added_errors(before, after)
     if added:
@@ -56,8 +54,16 @@ def edit_entity(index: CodeIndex, selector: str, search: str, replace: str) -> E
             f"lint gate refused the edit to {selector}: it adds {len(added)} error(s): {listed}",
             {"selector": selector, "file": entity.file, "committed": False, "lint": lint},
         )
-    _write_atomic(path, new_text)
-    index.reindex(entity.file)
+    try:
+        safefs.write_text(index.root, entity.file, new_text, mode)
+    except PrimitiveError as exc:
+        return fail(str(exc))
+    except OSError as exc:  # e.g. a directory a sandboxed run made read-only
+        if exc.errno in HOST_ERRNOS:
+            raise HarnessFault(f"edit_entity failed: cannot write {entity.file}: {exc}") from exc
+        return fail(f"cannot write {entity.file}: {exc.strerror or exc}")
+    finally:
+        index.reindex(entity.file)
     diff = "".join(
         difflib.unified_diff(
             text.splitlines(keepends=True),
@@ -68,16 +74,3 @@ def edit_entity(index: CodeIndex, selector: str, search: str, replace: str) -> E
     )
     data = {"selector": selector, "file": entity.file, "committed": True, "matches": 1}
     return ok({**data, "lint": lint, "diff": diff})
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    mode = path.stat().st_mode
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections import Counter
 from dataclasses import asdict, dataclass
 from functools import cache
+
+# One lint of one file's text (at most ``limits.read_mb``): seconds at worst for ruff.
+RUFF_TIMEOUT_S = 60
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,15 @@ def compile_errors(text: str, rel: str) -> list[LintError]:
         return [LintError("py_compile", f"{type(exc).__name__}: {exc.msg}", exc.lineno or 0)]
     except ValueError as exc:  # e.g. NUL bytes
         return [LintError("py_compile", str(exc), 0)]
+    except (RecursionError, MemoryError) as exc:  # pathologically nested code: still the text's
+        return [LintError("py_compile", f"{type(exc).__name__}: {exc or 'too deeply nested'}", 0)]
     return []
+
+
+def _ruff_env() -> dict[str, str]:
+    """A host-side subprocess over text a model wrote gets none of the harness's secrets;
+    ``--isolated`` already keeps every configuration file out."""
+    return {"PATH": os.environ.get("PATH", os.defpath), "LC_ALL": "C.UTF-8"}
 
 
 def ruff_errors(text: str, rel: str) -> list[LintError]:
@@ -48,7 +60,19 @@ def ruff_errors(text: str, rel: str) -> list[LintError]:
         raise RuntimeError("ruff is not installed")
     argv = [binary, "check", "--isolated", "--select", "E9,F", "--output-format", "json"]
     argv += ["--no-cache", "--stdin-filename", rel, "-"]
-    proc = subprocess.run(argv, input=text, capture_output=True, text=True, check=False)
+    try:
+        proc = subprocess.run(
+            argv,
+            input=text,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            check=False,
+            timeout=RUFF_TIMEOUT_S,
+            env=_ruff_env(),
+        )
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"ruff took over {RUFF_TIMEOUT_S} s") from None
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"ruff failed: {proc.stderr.strip()[:300]}")
     out = []

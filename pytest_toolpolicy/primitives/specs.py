@@ -109,5 +109,17 @@ def check_args(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, 
         if spec.max_len is not None and len(value) > spec.max_len:
             why = f"expected str of at most {spec.max_len} chars, got {len(value)}"
             return None, f"invalid arg: {spec.name} ({why})"
+        if isinstance(value, str) and not is_text(value):
+            return None, f"invalid arg: {spec.name} (not valid text: a lone surrogate)"
         out[spec.name] = value
     return out, None
+
+
+def is_text(value: str) -> bool:
+    """Whether ``value`` can reach a file, a command line or a log: a lone surrogate (from a
+    reply's ``"\\ud800"``) cannot, and is bad input rather than a harness fault."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -1,7 +1,10 @@
 """The six primitives over one workspace directory, behind one ``call(tool, args)`` entry.
 
-``call`` never raises for bad input: an unknown tool, bad arguments or a failed execution all
-come back as ``{"ok": false, "error": ...}`` envelopes.
+``call`` never raises for bad input: an unknown tool, bad arguments, a ``PrimitiveError`` (e.g.
+``UnsafePath``: a file a sandboxed run turned into a link) or a failed execution all come back
+as ``{"ok": false, "error": ...}`` envelopes. Any other exception inside a tool is the
+harness's own fault and is raised as ``HarnessFault``: the run stops and its item fails with
+the reason; the model never reads it as a tool result.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .codeindex import CodeIndex
 from .edit_entity import edit_entity
-from .envelope import Envelope, PrimitiveError, fail
+from .envelope import Envelope, HarnessFault, PrimitiveError, fail
 from .read_entity import read_entity
 from .search_symbol import SymbolSearch
 from .specs import TOOL_ARGS, check_args
@@ -75,8 +78,12 @@ class Toolbox:
             return fail(reason or "invalid args")
         try:
             return getattr(self, tool)(**checked)
-        except Exception as exc:  # a harness-side fault still answers as an envelope
-            return fail(f"{tool} failed: {type(exc).__name__}: {exc}")
+        except PrimitiveError as exc:
+            return fail(str(exc))
+        except HarnessFault:
+            raise
+        except Exception as exc:
+            raise HarnessFault(f"{tool} failed: {type(exc).__name__}: {exc}") from exc
 
     def read_entity(self, selector: str, body: bool = False, window: int = 100) -> Envelope:
         return read_entity(self.index, selector, body, window)
@@ -95,7 +102,11 @@ class Toolbox:
     def run_test(self, target: str, timeout: int = 120) -> Envelope:
         from .run_test import run_test
 
-        return run_test(self.root, self.sandbox, target, timeout, self.python, self.sandbox_env)
+        envelope = run_test(self.root, self.sandbox, target, timeout, self.python, self.sandbox_env)
+        # The run had the workspace writable: it may have added, changed, removed or replaced
+        # any file (by a link, a FIFO...). The index follows before anything reads it again.
+        self.index.refresh()
+        return envelope
 
     def execute(self, code: str, timeout: int = 10) -> Envelope:
         from .execute import execute

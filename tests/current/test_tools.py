@@ -88,7 +88,7 @@ def test_an_absolute_path_inside_the_workspace_is_accepted(box: Toolbox) -> None
 def test_a_symlink_out_of_the_workspace_is_refused(box: Toolbox, tmp_path: Path) -> None:
     (tmp_path / "secret").write_text("s")
     (box.root / "link").symlink_to(tmp_path / "secret")
-    assert "outside the workspace" in call_tool(box, "read_file", {"path": "link"})["error"]
+    assert "symbolic link" in call_tool(box, "read_file", {"path": "link"})["error"]
 
 
 def test_bash_runs_in_the_sandbox_with_the_workspace_writable(box: Toolbox) -> None:

@@ -1,4 +1,9 @@
-from pytest_toolpolicy.primitives import Toolbox
+import stat
+
+import pytest
+
+from pytest_toolpolicy.primitives import Toolbox, lint, safefs
+from pytest_toolpolicy.primitives.envelope import HarnessFault
 
 CART = "src/shop/cart.py"
 
@@ -90,5 +95,43 @@ def test_symlinked_file_out_of_the_workspace_is_not_written(tmp_path):
     (root / "inner.py").unlink()
     (root / "inner.py").symlink_to(outside)  # swapped after indexing
     env = edit(box, "inner.g", "return 1", "return 2")
-    assert not env["ok"] and "outside the workspace" in env["error"]
+    assert env == {
+        "ok": False,
+        "error": "inner.g is unavailable: refusing inner.py: it is a symbolic link",
+        "data": None,
+    }
     assert outside.read_text() == "def f():\n    return 1\n"
+    assert (root / "inner.py").is_symlink()  # nothing was written over the link either
+
+
+def test_edit_keeps_the_mode_and_the_newlines(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    path = root / "m.py"
+    path.write_bytes(b"def f():\r\n    return 1\r\n\r\n\r\ndef g():\n    return 2\n")
+    path.chmod(0o751)
+    env = edit(Toolbox(root), "m.f", "return 1", "return 3")
+    assert env["ok"], env
+    assert path.read_bytes() == b"def f():\r\n    return 3\r\n\r\n\r\ndef g():\n    return 2\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o751
+    assert sorted(p.name for p in root.iterdir()) == ["m.py"]  # no temporary file left
+
+
+def test_a_lint_gate_that_cannot_run_is_a_harness_fault(box: Toolbox, monkeypatch):
+    monkeypatch.setattr(lint, "_ruff_bin", lambda: None)
+    before = (box.root / CART).read_text()
+    with pytest.raises(HarnessFault, match="^edit_entity failed: RuntimeError: ruff is not inst"):
+        edit(box, "shop.cart.helper", "x * 2", "x * 3")
+    assert (box.root / CART).read_text() == before
+
+
+def test_a_full_host_disk_is_a_harness_fault(tmp_path, monkeypatch):
+    (tmp_path / "mod.py").write_text("def f():\n    return 1\n")
+    box = Toolbox(tmp_path)
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(safefs, "write_text", full)
+    with pytest.raises(HarnessFault, match="No space left"):
+        box.call("edit_entity", {"selector": "mod.f", "search": "1", "replace": "2"})

@@ -44,3 +44,23 @@ def test_unknown_selector_suggests_the_defining_path(box: Toolbox):
 def test_selectors_that_are_paths_are_refused(box: Toolbox, selector: str):
     env = box.call("read_entity", {"selector": selector})
     assert not env["ok"] and env["error"].startswith("invalid selector")
+
+
+def test_spans_follow_a_file_changed_behind_the_index(box: Toolbox):
+    """Changed on disk with no refresh (a memo replay, a missed hook): the record and the body
+    are those of the file as it is, never stale line numbers over new text."""
+    cart = box.root / "src/shop/cart.py"
+    cart.write_text("# a new first line\n\n" + cart.read_text())
+    env = box.call("read_entity", {"selector": "shop.cart.helper", "body": True})
+    assert env["ok"] and env["data"]["body"] == "def helper(x): return x * 2"
+    assert env["data"]["lines"] == [34, 34]
+
+
+def test_a_removed_module_says_so(box: Toolbox):
+    (box.root / "src/shop/cart.py").unlink()
+    env = box.call("read_entity", {"selector": "shop.cart.Cart.add", "body": True})
+    assert env == {
+        "ok": False,
+        "error": "shop.cart.Cart.add is unavailable: src/shop/cart.py no longer exists",
+        "data": None,
+    }

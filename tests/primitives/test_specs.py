@@ -61,3 +61,12 @@ def test_defaults_are_filled():
 )
 def test_rejections_use_the_spec_strings(tool, args, reason):
     assert check_args(tool, args) == (None, reason)
+
+
+def test_a_lone_surrogate_is_invalid_input_not_a_crash():
+    from pytest_toolpolicy.primitives.specs import check_args
+
+    assert check_args("run_test", {"target": "echo \ud800"}) == (
+        None,
+        "invalid arg: target (not valid text: a lone surrogate)",
+    )

@@ -1,4 +1,8 @@
+import pytest
+
 from pytest_toolpolicy.primitives import TOOLS, Toolbox
+from pytest_toolpolicy.primitives.envelope import HarnessFault
+from pytest_toolpolicy.primitives.safefs import UnsafePath
 
 
 def test_unknown_tool_and_bad_args_are_envelopes(box: Toolbox):
@@ -15,13 +19,26 @@ def test_unknown_tool_and_bad_args_are_envelopes(box: Toolbox):
     assert box.call("search_code", {"query": ""})["error"] == "empty query"
 
 
-def test_a_harness_fault_is_an_envelope_not_a_crash(box: Toolbox, monkeypatch):
+def test_a_harness_exception_is_a_harness_fault_not_an_envelope(box: Toolbox, monkeypatch):
     def boom(*args, **kwargs):
         raise OSError("disk on fire")
 
     monkeypatch.setattr(box, "read_entity", boom)
-    env = box.call("read_entity", {"selector": "shop.cart"})
-    assert env == {"ok": False, "error": "read_entity failed: OSError: disk on fire", "data": None}
+    with pytest.raises(HarnessFault, match=r"^read_entity failed: OSError: disk on fire$") as info:
+        box.call("read_entity", {"selector": "shop.cart"})
+    assert isinstance(info.value.__cause__, OSError)
+
+
+def test_a_primitive_error_inside_a_tool_stays_an_envelope(box: Toolbox, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise UnsafePath("refusing src/shop/cart.py: it is a symbolic link")
+
+    monkeypatch.setattr(box, "search_symbol", refuse)
+    assert box.call("search_symbol", {"query": "Cart"}) == {
+        "ok": False,
+        "error": "refusing src/shop/cart.py: it is a symbolic link",
+        "data": None,
+    }
 
 
 def test_every_tool_is_dispatched(box: Toolbox):
