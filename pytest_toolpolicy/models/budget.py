@@ -5,14 +5,22 @@ Immutable: ``budget = budget.charge(completion)``. The loop stops with ``budget_
 paid for already). A completion of unknown cost adds nothing to ``known_usd`` and is counted in
 ``unpriced``: ``known_usd`` is then a lower bound, and the dollar cap can no longer be trusted
 to bind (``usd_cap_enforceable`` is false), which ``reason`` and ``record`` say outright.
+
+A cost that is no amount of dollars (NaN, infinite, negative, or one that would carry the sum
+past any finite number) is charged as unknown, with a warning: ``known_usd`` stays a finite
+lower bound, never ``$inf``.
 """
 
 from __future__ import annotations
 
+import logging
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .base import Completion
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -30,12 +38,17 @@ class Budget:
             raise ValueError(f"max_turns must be >= 1, not {self.max_turns}")
 
     def charge(self, completion: Completion) -> Budget:
-        unknown = completion.cost_usd is None
+        cost = completion.cost_usd
+        if cost is not None and not (cost >= 0 and math.isfinite(self.known_usd + cost)):
+            log.warning(
+                "%s: cost %r is no amount of dollars; charged as unknown", completion.model, cost
+            )
+            cost = None
         return replace(
             self,
-            known_usd=self.known_usd + (completion.cost_usd or 0.0),
+            known_usd=self.known_usd + (cost or 0.0),
             turns=self.turns + 1,
-            unpriced=self.unpriced + unknown,
+            unpriced=self.unpriced + (cost is None),
         )
 
     @property

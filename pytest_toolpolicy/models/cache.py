@@ -19,13 +19,13 @@ so reports can show what a run would have cost live and, apart, what it spent.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
+from .. import jsonsafe
 from .base import Completion, Model, ModelError, ModelRequest
 from .cachefile import CacheEntry, CacheError, CacheFile
 
@@ -49,9 +49,9 @@ def request_key(model: str, request: ModelRequest) -> tuple[str, str]:
         "messages": [dict(message) for message in request.messages],
         "params": request.params(),
     }
-    canonical = json.dumps(
-        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    # exact(): a prompt carrying an earlier reply's lone surrogate still has a key (its
+    # ensure_ascii form, so no other request shares it), and every other key is unchanged.
+    canonical = jsonsafe.exact(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest(), canonical
 
 

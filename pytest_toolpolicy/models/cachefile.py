@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .. import jsonsafe
 from .base import Completion, Usage
 
 SCHEMA_VERSION = 1
@@ -175,9 +176,18 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 
 
 def _dump(completion: Completion) -> str:
-    data = asdict(completion)
+    # Shallow: asdict's deep copy would itself fail on an ``extra`` nested hundreds deep.
+    data = {f.name: getattr(completion, f.name) for f in fields(Completion)}
+    data["usage"] = asdict(completion.usage)
     del data["replayed"]
-    return json.dumps(data, sort_keys=True, ensure_ascii=False)
+    try:
+        # A reply's lone surrogates are kept exactly, so a replayed run sees the recorded text
+        # and its later requests (which carry that text) have the recorded keys.
+        return jsonsafe.exact(data, sort_keys=True)
+    except (RecursionError, ValueError, TypeError):
+        # Only ``extra`` can be this odd (too deep, a key json cannot write); escaped there is
+        # better than a recording lost.
+        return jsonsafe.dumps(data, sort_keys=True)
 
 
 def _load(text: str) -> Completion:

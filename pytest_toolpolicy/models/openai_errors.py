@@ -12,6 +12,9 @@ import re
 
 import openai
 
+from .http_bounds import BoundExceeded
+from .usage import UsageError
+
 REDACTED = "[REDACTED]"
 _BEARER = re.compile(r"(?i)\bbearer\s+[^\s'\",}]+")
 _DETAIL_CHARS = 300
@@ -34,6 +37,8 @@ def describe_failure(
     exc: Exception, *, secret: str | None, max_retries: int, timeout: float, api_key_env: str
 ) -> str:
     """A specific reason for ``exc``, raised by the SDK or while reading its response."""
+    if isinstance(exc, BoundExceeded):  # its message says which bound, where and when
+        return _clip(str(exc), secret)
     retries = _retries_taken(exc, max_retries)
     after = f"after {retries} {'retry' if retries == 1 else 'retries'}"
     if isinstance(exc, openai.APITimeoutError):
@@ -58,7 +63,7 @@ def describe_failure(
                 f"not authorized ({status}); check the key in {api_key_env}: {_detail(exc, secret)}"
             )
         return f"request rejected ({status}): {_detail(exc, secret)}"
-    if isinstance(exc, MalformedResponse):
+    if isinstance(exc, (MalformedResponse, UsageError)):
         return f"malformed response: {_clip(str(exc), secret)}"
     if isinstance(exc, json.JSONDecodeError):
         return f"malformed response: the body is not JSON ({exc.msg} at char {exc.pos})"

@@ -6,6 +6,10 @@ OpenAI, DeepSeek, vLLM, a llama.cpp server and Ollama all speak this API. The SD
 most 2 minutes; past that, a ``ModelError`` names the reason. ``latency_s`` is the wall time of
 the whole call, retries included.
 
+``timeout`` is a deadline for the whole call: connecting, every read and write, and every retry
+together (a retry whose wait would cross it is not waited for). Each response body is read with
+a cap of the ``response_mb`` limit. Both are enforced at the SDK's HTTP seam (``http_bounds``).
+
 The token limit goes out as ``max_completion_tokens`` to OpenAI itself, which refuses
 ``max_tokens`` for its reasoning models. Other endpoints get both names with the same value:
 several still read only ``max_tokens`` and ignore the newer name, which would silently lift the
@@ -26,7 +30,9 @@ from urllib.parse import urlsplit
 
 import openai
 
+from .. import limits
 from .base import Completion, ModelError, ModelRequest, Usage
+from .http_bounds import BoundedHTTPClient, BoundedOpenAI, bounded_call
 from .openai_errors import MalformedResponse, describe_failure, scrub
 from .prices import PriceTable
 from .usage import usage_from
@@ -93,10 +99,12 @@ class OpenAIModel:
     def complete(self, request: ModelRequest) -> Completion:
         key = self._api_key()
         client = self._client_for(key)
+        cap = limits.current().response_bytes  # read per call: TOOLPOLICY_LIMITS may change
         started = time.perf_counter()
         failure = None
         try:
-            text, usage, extra = _read_reply(self._create(client, request))
+            with bounded_call(self.timeout, cap):
+                text, usage, extra = _read_reply(self._create(client, request))
         except (openai.OpenAIError, ValueError) as exc:
             failure = describe_failure(
                 exc,
@@ -133,11 +141,12 @@ class OpenAIModel:
     def _client_for(self, key: str) -> openai.OpenAI:
         with self._lock:
             if self._client is None or self._client.api_key != key:
-                self._client = openai.OpenAI(
+                self._client = BoundedOpenAI(
                     api_key=key,
                     base_url=self.base_url,
                     timeout=self.timeout,
                     max_retries=self.max_retries,
+                    http_client=BoundedHTTPClient(),
                 )
             return self._client
 

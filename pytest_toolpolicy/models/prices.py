@@ -4,6 +4,10 @@ The defaults ship in ``prices.toml`` beside this file; a user file (``--toolpoli
 or ``TOOLPOLICY_PRICES``) replaces entries by name and adds new ones. A model without a price,
 or a completion without reported usage, costs ``None`` (unknown), never $0, and is warned about
 once per model per process.
+
+A rate is at most ``MAX_RATE`` and token counts at most ``usage.MAX_TOKENS``, so every cost is a
+finite number of dollars (never ``$inf``); a ``Usage`` with counts beyond that raises
+``UsageError`` rather than being priced.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 
 from .base import Usage
+from .usage import check_usage
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,6 +33,8 @@ else:  # pragma: no cover
 PRICES_ENV = "TOOLPOLICY_PRICES"
 _RATES = ("input", "cached_input", "output")
 _NOTES = ("source", "as_of", "note")
+# $ per million tokens: a dollar a token, some thousand times any real price; above it is a typo.
+MAX_RATE = 1_000_000.0
 _warned: set[tuple[str, str]] = set()
 _warned_lock = threading.Lock()
 
@@ -51,6 +58,7 @@ class Price:
     origin: str = ""  # the file the entry came from
 
     def cost(self, usage: Usage) -> float:
+        check_usage(usage)
         cached = min(usage.cached_prompt_tokens, usage.prompt_tokens)
         return (
             (usage.prompt_tokens - cached) * self.input
@@ -160,8 +168,11 @@ def _entry(name: str, fields: object, origin: str) -> Price:
             raise PriceError(f"{where}: missing {key} ($ per million tokens)")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise PriceError(f"{where}: {key} must be a number, not {value!r}")
-        if value < 0 or not math.isfinite(value):
-            raise PriceError(f"{where}: {key} must be a finite number >= 0, not {value!r}")
+        if not 0 <= value <= MAX_RATE or not math.isfinite(value):
+            raise PriceError(
+                f"{where}: {key} must be a number from 0 to {MAX_RATE:,.0f}"
+                f" ($ per million tokens), not {value!r}"
+            )
         rates[key] = float(value)
     return Price(**rates, **notes, origin=origin)
 

@@ -12,6 +12,7 @@ for a test of an unknown price); likewise no tokens are used unless ``usage`` gi
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -68,16 +69,23 @@ class ScriptedModel:
 
 def _read_script(path: Path, name: str) -> list[Completion]:
     replies = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                reply = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ScriptError(f"{where}: not a JSON value: {exc.msg}") from None
-            replies.append(_to_completion(reply, name, where))
+    # Bytes, split on "\n" only: a bad byte is named by its line, and a U+2028 inside a JSON
+    # string (which str.splitlines would break at) stays part of its line.
+    for number, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+        where = f"{path}:{number}"
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScriptError(f"{where}: not UTF-8 text (byte {exc.start + 1})") from None
+        if not line.strip():
+            continue
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ScriptError(f"{where}: not a JSON value: {exc.msg}") from None
+        except RecursionError:
+            raise ScriptError(f"{where}: not a reply: nested too deep to read") from None
+        replies.append(_to_completion(reply, name, where))
     return replies
 
 
@@ -96,9 +104,12 @@ def _to_completion(reply: Any, name: str, where: str) -> Completion:
     cost = reply.get("cost_usd", 0.0)
     latency = reply.get("latency_s", 0.0)
     if not (cost is None or _is_number(cost)) or not _is_number(latency):
-        raise ScriptError(f"{where}: 'cost_usd' and 'latency_s' must be numbers")
-    if not all(isinstance(v, int) for k, v in usage.items() if k != "estimated"):
-        raise ScriptError(f"{where}: token counts in 'usage' must be integers")
+        raise ScriptError(f"{where}: 'cost_usd' and 'latency_s' must be non-negative numbers")
+    flags = {"estimated", "missing"}
+    if not all(isinstance(usage[k], bool) for k in flags & set(usage)):
+        raise ScriptError(f"{where}: {' and '.join(sorted(flags))} in 'usage' must be booleans")
+    if not all(_is_count(v) for k, v in usage.items() if k not in flags):
+        raise ScriptError(f"{where}: token counts in 'usage' must be non-negative integers")
     return Completion(
         text=reply["text"],
         usage=Usage(**usage),
@@ -109,4 +120,9 @@ def _to_completion(reply: Any, name: str, where: str) -> Completion:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    # NaN (which json reads) would poison every sum of costs it entered.
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < math.inf
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

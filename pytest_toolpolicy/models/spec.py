@@ -53,6 +53,39 @@ def parse_model_spec(text: str) -> ModelSpec:
     raise ValueError(f"unknown model spec {text!r}{hint}; accepted: {ACCEPTED_FORMS}")
 
 
+def validate_model_spec(text: str) -> None:
+    """Refuse ``text`` with a specific ``ValueError`` unless it names a model that can be built.
+
+    For the plugin at configure time and the CLI, before anything runs: it checks the form, and
+    that a ``scripted:`` or ``sim:`` file reads and parses (the message names the file). It builds
+    no client and reads no key, so it never touches the network; an ``openai:`` name is checked
+    only for form, since only its endpoint knows which names exist.
+    """
+    spec = parse_model_spec(text)
+    if spec.kind == "scripted" and spec.arg is not None:
+        from .scripted import ScriptedModel
+
+        try:
+            ScriptedModel.from_file(spec.arg)
+        except OSError as exc:
+            raise ValueError(_unreadable("scripted file", spec.arg, exc)) from None
+        except UnicodeDecodeError:
+            raise ValueError(f"cannot read scripted file {spec.arg}: not UTF-8 text") from None
+    elif spec.kind == "sim" and spec.arg not in (None, "default", "oracle"):
+        # Checked as build_model will load it; the simulator is plain Python, no network.
+        from .sim.profile import load_profile
+
+        try:
+            load_profile(spec.arg)
+        except UnicodeDecodeError:
+            raise ValueError(f"cannot read sim profile {spec.arg}: not UTF-8 text") from None
+
+
+def _unreadable(what: str, path: str, exc: OSError) -> str:
+    reason = "it is a directory" if isinstance(exc, IsADirectoryError) else exc.strerror or exc
+    return f"cannot read {what} {path}: {reason}"
+
+
 def build_model(
     spec: str | ModelSpec,
     *,

@@ -8,7 +8,10 @@ Where providers put the cached part of the prompt:
 
 A response without usage (or with none of the counts) gives ``Usage(missing=True)``: zeros that
 mean *unknown*, which the price table turns into an unknown cost rather than $0. A count that is
-absent, null or not a non-negative number reads as 0.
+absent or null is not reported. A count that is reported but is no token count (negative, not a
+whole number, NaN, above ``MAX_TOKENS``, a string, a boolean) raises ``UsageError`` naming the
+field: the endpoint is misbehaving, and pricing a guess would put a wrong (or infinite) cost in
+the measures, so the call fails as a model error instead.
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ from typing import Any
 
 from .base import Usage
 
+# Far above any context window of today (a few million tokens): a count past it is garbage, and
+# keeping counts this small keeps every cost computed from them finite.
+MAX_TOKENS = 10**9
+
 _KEYS = (
     "prompt_tokens",
     "completion_tokens",
@@ -25,17 +32,23 @@ _KEYS = (
     "prompt_cache_hit_tokens",
     "prompt_cache_miss_tokens",
 )
+_COUNTS = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens")
+
+
+class UsageError(ValueError):
+    """A reported token count that is no token count; the message names the field and value."""
 
 
 def usage_from(reported: object) -> Usage:
-    """``Usage`` from the SDK's usage object, its dict form, or None."""
-    data = _as_dict(reported)
-    prompt = _count(data.get("prompt_tokens"))
-    completion = _count(data.get("completion_tokens"))
-    hit = _count(data.get("prompt_cache_hit_tokens"))
-    miss = _count(data.get("prompt_cache_miss_tokens"))
-    details = _as_dict(data.get("prompt_tokens_details"))
-    cached = _count(details.get("cached_tokens"))
+    """``Usage`` from the SDK's usage object, its dict form, or None; ``UsageError`` for a count
+    that is no token count."""
+    data = _as_dict(reported, _KEYS)
+    prompt = _count(data, "prompt_tokens")
+    completion = _count(data, "completion_tokens")
+    hit = _count(data, "prompt_cache_hit_tokens")
+    miss = _count(data, "prompt_cache_miss_tokens")
+    details = _as_dict(data.get("prompt_tokens_details"), ("cached_tokens",))
+    cached = _count(details, "cached_tokens", "prompt_tokens_details.")
     if cached is None:
         cached = hit
     if prompt is None and (hit is not None or miss is not None):
@@ -51,21 +64,40 @@ def usage_from(reported: object) -> Usage:
     )
 
 
-def _as_dict(value: object) -> dict[str, Any]:
+def check_usage(usage: Usage) -> None:
+    """``UsageError`` unless each count of ``usage`` is an integer from 0 to ``MAX_TOKENS``
+    (for a ``Usage`` built elsewhere than ``usage_from``, e.g. from a script)."""
+    for name in _COUNTS:
+        value = getattr(usage, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+            raise UsageError(_refusal(f"usage.{name}", value))
+
+
+def _as_dict(value: object, keys: tuple[str, ...]) -> dict[str, Any]:
     if value is None:
         return {}
     if isinstance(value, Mapping):
         return dict(value)
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        # The SDK's pydantic models keep fields they do not know (DeepSeek's) as extras.
-        dumped = dump()
-        if isinstance(dumped, Mapping):
-            return dict(dumped)
-    return {key: getattr(value, key) for key in _KEYS if hasattr(value, key)}
+    # Attributes, not model_dump(): the SDK's pydantic models keep a provider's own fields
+    # (DeepSeek's) as extras, readable so, and dumping a malformed count would only warn.
+    return {key: getattr(value, key) for key in keys if hasattr(value, key)}
 
 
-def _count(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+def _count(data: Mapping[str, Any], key: str, prefix: str = "") -> int | None:
+    value = data.get(key)
+    if value is None:
         return None
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole or not 0 <= value <= MAX_TOKENS:
+        raise UsageError(_refusal(f"usage.{prefix}{key}", value))
     return int(value)
+
+
+def _refusal(field: str, value: object) -> str:
+    if isinstance(value, int) and value.bit_length() > 64:
+        # repr() of a huge int is slow, or refused past 4300 digits.
+        shown = f"an integer of {value.bit_length()} bits"
+    else:
+        shown = repr(value)
+        shown = shown if len(shown) <= 40 else shown[:40] + "…"
+    return f"{field} is {shown}, not a token count (an integer from 0 to {MAX_TOKENS:,})"

@@ -27,7 +27,7 @@ class SandboxLimits:
     output_tail_bytes: int = 64 << 10  # of output_bytes, kept from the end of the stream
     tmpfs_bytes: int = 256 << 20
     address_space_bytes: int = 4 << 30
-    file_size_bytes: int = 512 << 20
+    file_size_bytes: int = 512 << 20  # lowered to the workspace bound when there is one
     open_files: int = 1024
     kill_grace_s: float = 2.0
 

@@ -2,7 +2,8 @@
 
 Each stream keeps its first bytes and a short tail (a test run's verdict is printed last), drains
 and discards the middle, and counts what it dropped. One ``selectors`` loop in the calling thread
-feeds stdin and reads both pipes, so nothing blocks on a full pipe and no thread can be left behind.
+feeds stdin, reads both pipes and asks a ``Tick`` (the workspace's disk watch, ``diskwatch.py``)
+whether to stop, so nothing blocks on a full pipe and no thread can be left behind.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import selectors
 import subprocess
 import time
+from collections.abc import Callable
 from typing import IO, Literal
 
 _CHUNK = 1 << 16
@@ -20,7 +22,9 @@ _EXIT_GRACE_S = 0.2
 _MARKER_ROOM = 64  # bytes of the cap left for the "[... N bytes dropped ...]" line
 
 
-Outcome = Literal["eof", "exited", "deadline"]
+Outcome = Literal["eof", "exited", "deadline", "stopped"]
+# Asked on every turn of the pump loop with the current time; True stops the run.
+Tick = Callable[[float], bool]
 
 
 def has_exited(pid: int) -> bool:
@@ -92,13 +96,16 @@ class Pump:
             os.set_blocking(proc.stdin.fileno(), False)
             self._sel.register(proc.stdin, selectors.EVENT_WRITE, None)
 
-    def run(self, deadline: float) -> Outcome:
-        """Pump until every output pipe is at EOF, or the main process has exited while
-        descendants still hold a pipe, or ``deadline`` (a ``time.monotonic()`` value) passes."""
+    def run(self, deadline: float, tick: Tick | None = None) -> Outcome:
+        """Pump until every output pipe is at EOF and the main process has exited ("eof"), or
+        it has exited while descendants still hold a pipe ("exited"), or ``deadline`` (a
+        ``time.monotonic()`` value) passes, or ``tick`` says stop."""
         while self._reading():
             now = time.monotonic()
             if now >= deadline:
                 return "deadline"
+            if tick is not None and tick(now):
+                return "stopped"
             if has_exited(self.proc.pid):
                 self._exited_at = self._exited_at or now
                 if now - self._exited_at > _EXIT_GRACE_S:
@@ -108,6 +115,18 @@ class Pump:
                     self._write(key.fileobj)
                 else:
                     self._read(key.fileobj, key.data)
+        pause = 0.0005
+        while not has_exited(self.proc.pid):
+            # Pipes close a moment before their process is gone (killing it then would turn a
+            # clean exit into a SIGKILL), and a process may close them early and run on: it
+            # still runs under the deadline and the tick.
+            now = time.monotonic()
+            if now >= deadline:
+                return "deadline"
+            if tick is not None and tick(now):
+                return "stopped"
+            time.sleep(min(pause, deadline - now))
+            pause = min(pause * 2, _POLL_S)
         return "eof"
 
     def close(self) -> None:

@@ -1,6 +1,8 @@
 """``run_test``: run pytest node ids, or a shell command, in the sandbox over the workspace.
 
-Whether a test passed is the exit code's word alone (spec §6.2), never anything it printed.
+Whether a test passed is the exit code's word alone (spec §6.2), never anything it printed. A
+run that grows the workspace past its bound (``limits.workspace_mb``) is stopped, and the failed
+envelope says so in words, its ``data`` still the run's.
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ def run_test(
         "output_truncated": truncated,
         "sandbox": result.sandbox,
     }
+    if result.workspace_over:  # stopped, or it ended over the bound: the words say which
+        return fail(result.workspace_over, data)
     if mode == "pytest" and not result.timed_out and result.exit_code in _PYTEST_NOT_FOUND:
         return fail(f"pytest found no test for target {target}: {_first_error(full)}", data)
     return ok(data)

@@ -4,8 +4,9 @@ degraded mode where bubblewrap cannot run.
 bwrap mode: no network, no host filesystem beyond read-only system and interpreter paths (plus
 the ``writable`` directory), a private tmpfs ``/tmp``, an environment rebuilt from an allow-list,
 dropped capabilities, per-run pids and memory cgroups, rlimits as a second line, and the whole
-process tree killed at the timeout. Degraded mode keeps the environment scrubbing, rlimits,
-cgroups and tree kill, but the process sees the host filesystem and network.
+process tree killed at the timeout, or when the ``writable`` directory grows past its bound
+(``limits.workspace_mb``). Degraded mode keeps the environment scrubbing, rlimits, cgroups, the
+workspace bound and tree kill, but the process sees the host filesystem and network.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .. import limits as host_limits
 from .bwrap import SANDBOX_HOME, SandboxLimits, bwrap_argv, probe_bwrap, resolve_python
 from .capture import Pump, has_exited
 from .cgroups import RunCgroups, create_run_cgroups
+from .diskwatch import DiskWatch
 
 Mode = Literal["bwrap", "degraded"]
 # Puts the wrapper shell in the run's cgroups before it execs anything, so every descendant is
@@ -49,6 +52,10 @@ class RunResult:
     stderr_dropped: int
     sandbox: Mode
     notes: tuple[str, ...] = ()
+    # Bytes the writable directory held at the end (``diskwatch.tree_bytes``); None without one.
+    workspace_bytes: int | None = None
+    # When the run grew the writable directory past its bound: why, in words (also in notes).
+    workspace_over: str | None = None
 
 
 class Sandbox:
@@ -126,21 +133,28 @@ class Sandbox:
         home = scratch or Path(SANDBOX_HOME)
         cwd = cwd.resolve() if cwd else writable or home
         env = {**sandbox_env(python, str(home)), **(env or {})}
+        bound = host_limits.current().workspace_bytes if writable else 0
         cgroups = create_run_cgroups(self.limits.pids, self.limits.memory_bytes)
         try:
+            # Measured before anything starts, so a run that begins over the bound is known.
+            watch = DiskWatch(writable, bound) if writable else None
             command = list(argv)
             if self.mode == "bwrap":
                 command = bwrap_argv(self.bwrap, command, cwd, writable, env, python, self.limits)
                 cwd = Path("/")  # the wrapper's own cwd on the host; bwrap --chdir does the rest
             notes = [*self.notes, *cgroups.notes]
-            command = [*_enter(cgroups), *self._rlimits(notes), *command]
-            return self._supervise(command, env, cwd, stdin, timeout, merge_stderr, cgroups, notes)
+            # No single file may outgrow the workspace bound, whatever the poll misses.
+            fsize = min(self.limits.file_size_bytes, bound) if watch else None
+            command = [*_enter(cgroups), *self._rlimits(notes, fsize), *command]
+            return self._supervise(
+                command, env, cwd, stdin, timeout, merge_stderr, cgroups, notes, watch
+            )
         finally:
             cgroups.destroy()
             if scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
 
-    def _rlimits(self, notes: list[str]) -> list[str]:
+    def _rlimits(self, notes: list[str], file_size: int | None = None) -> list[str]:
         if not self._prlimit:
             notes.append("rlimits not applied: prlimit not found")
             return []
@@ -148,7 +162,7 @@ class Sandbox:
         return [
             self._prlimit,
             f"--as={lim.address_space_bytes}",
-            f"--fsize={lim.file_size_bytes}",
+            f"--fsize={lim.file_size_bytes if file_size is None else file_size}",
             f"--nofile={lim.open_files}",
             "--core=0",
             "--",
@@ -164,6 +178,7 @@ class Sandbox:
         merge_stderr: bool,
         cgroups: RunCgroups,
         notes: list[str],
+        watch: DiskWatch | None,
     ) -> RunResult:
         start = time.monotonic()
         proc = subprocess.Popen(
@@ -178,11 +193,11 @@ class Sandbox:
         try:
             pump = Pump(proc, stdin, self.limits.output_bytes, self.limits.output_tail_bytes)
             try:
-                outcome = pump.run(start + timeout)
+                outcome = pump.run(start + timeout, watch)
                 timed_out = outcome == "deadline" and not has_exited(proc.pid)
                 if outcome != "eof" or self.mode == "degraded":
-                    # At the timeout: everything. After a normal exit: the descendants, which
-                    # only degraded mode lets outlive the main process.
+                    # At the timeout or the workspace bound: everything. After a normal exit:
+                    # the descendants, which only degraded mode lets outlive the main process.
                     _kill_group(proc.pid)
                 proc.wait()
                 if not cgroups.destroy():
@@ -196,6 +211,7 @@ class Sandbox:
                 proc.wait()
         if timed_out:
             notes.append(f"timed out after {timeout:g}s; process tree killed")
+        over = _workspace_check(watch, stopped=outcome == "stopped", notes=notes)
         if self.mode == "degraded" and not cgroups.dirs:
             notes.append("descendants that left the process group (setsid) may survive")
         code = proc.returncode
@@ -209,7 +225,36 @@ class Sandbox:
             stderr_dropped=pump.stderr.dropped,
             sandbox=self.mode,
             notes=tuple(notes),
+            workspace_bytes=watch.used if watch else None,
+            workspace_over=over,
         )
+
+
+def _workspace_check(watch: DiskWatch | None, stopped: bool, notes: list[str]) -> str | None:
+    """Measure the writable directory once more, now that nothing writes to it, and say in
+    plain words (the model and the trajectory read them) when the run broke its bound."""
+    if watch is None:
+        return None
+    trigger = watch.used
+    watch.measure()
+    # A stopped run reports what stopped it, unless it left even more behind.
+    held = max(trigger, watch.used) if stopped else watch.used
+    bound = f"over its {mib(watch.bound)} bound (limit workspace_mb)"
+    if stopped:
+        over = f"run stopped: the workspace holds {mib(held)}, {bound}"
+    elif watch.over:  # it ended between two polls
+        over = f"the run left the workspace holding {mib(held)}, {bound}"
+    else:
+        if watch.used > watch.bound:
+            notes.append(f"the workspace holds {mib(held)}, {bound}, as it did before the run")
+        return None
+    notes.append(over)
+    return over
+
+
+def mib(n: float) -> str:
+    value = n / (1 << 20)
+    return f"{value:,.0f} MiB" if value >= 100 or value.is_integer() else f"{value:.1f} MiB"
 
 
 def _enter(cgroups: RunCgroups) -> list[str]:

@@ -4,6 +4,13 @@ Each entity is reduced to a short summary (kind, selector, signature, first docs
 the identifiers its own lines use), embedded once and cached on disk; a query ranks entities by
 cosine similarity. When the embedding model cannot be loaded, BM25 over the same summaries
 ranks instead and the envelope says why. Bodies are never returned.
+
+A call's embedding work is bounded by ``limits.search_s``: it embeds in chunks and stops at the
+budget, keeps what it embedded (in memory, and on disk through the embedder's cache), ranks
+that call with BM25 over every entity and says so; the next call continues. Every summary is a
+few hundred characters however large its entity, and one call holds one chunk of texts at a
+time, so neither a huge entity nor a huge number of them makes a call's memory unbounded
+(what stays is ~2 kB per entity: its vector, summary and BM25 postings).
 """
 
 from __future__ import annotations
@@ -11,13 +18,15 @@ from __future__ import annotations
 import hashlib
 import keyword
 import re
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from .bm25 import BM25, split_identifier, tokenize
+from .. import limits
+from .bm25 import BM25, MAX_WORD, split_identifier, tokenize
 from .codeindex import CodeIndex, Entity, read_text
 from .embedder import EmbedderUnavailable, TextEmbedder, load_embedder
 from .envelope import Envelope, fail, ok
@@ -29,6 +38,13 @@ _MAX_IDENTIFIERS = 30
 _MAX_PART = 160  # chars of a signature or docstring line in a summary
 # Embedding cost grows with tokens (~0.3 ms each on two cores); this keeps a summary near 64.
 _MAX_TEXT = 280
+_MAX_QUERY = 2000  # chars of a query that are ranked: the model reads 256 tokens at most
+# Embedding goes in chunks sized to take about _CHUNK_S each, so a call overshoots its budget by
+# at most about one chunk (a cold text costs ~19 ms on two cores, a cached one ~0.05 ms).
+_CHUNK_S = 1.0
+_CHUNK_FIRST = 32  # one batch of the model's, before there is a pace to size chunks by
+_CHUNK_MIN = 8
+_CHUNK_MAX = 2048
 _NOISE = frozenset(k.lower() for k in keyword.kwlist) | {
     "self", "cls", "args", "kwargs", "the", "an", "of", "to", "is", "in", "be", "it", "this",
     "that", "for", "on", "by", "with", "are", "if", "or", "and", "as", "at", "from", "not",
@@ -47,7 +63,24 @@ class _FileSummaries:
     source: list[Entity]  # the index's list they were built from: a new list means re-summarize
     summaries: list[Summary]
     digest: str
-    vectors: np.ndarray | None = None
+    vectors: np.ndarray | None = None  # one row per summary; rows [0, filled) are embedded
+    filled: int = 0
+    tokens: list[list[str]] | None = None  # BM25's view of the summaries, made when needed
+
+    @property
+    def embedded(self) -> bool:
+        return self.filled == len(self.summaries)
+
+    def token_lists(self) -> list[list[str]]:
+        if self.tokens is None:  # kept until the file changes: an edit re-tokenizes one file
+            self.tokens = [tokenize(s.terms) for s in self.summaries]
+        return self.tokens
+
+    def put(self, i: int, vector: np.ndarray) -> None:
+        if self.vectors is None:
+            self.vectors = np.zeros((len(self.summaries), len(vector)), dtype=np.float32)
+        self.vectors[i] = vector
+        self.filled = i + 1
 
 
 def summarize_file(entities: list[Entity], source: str | None) -> list[Summary]:
@@ -65,31 +98,33 @@ def _summarize(entity: Entity, lines: list[str], children: list[Entity]) -> Summ
     span = range(entity.start + skip, min(entity.end, len(lines)) + 1)  # the file may have changed
     own = [lines[n - 1] for n in span if n not in covered]
     names = [child.name for child in children]
+    doc = entity.doc[:_MAX_PART]
     if entity.kind == "module":  # its own lines are the top level: defs (if unparsed), assignments
         found = (_TOP_NAME.match(line) for line in own if line[:1].isalpha() or line[:1] == "_")
         names += [m.group(1) or m.group(2) for m in found if m]
-        names = [n for n in names if not n.startswith("__")]  # __all__, __version__: no meaning
+        # __all__, __version__: no meaning; a longer run is no name anyone searches for.
+        names = [n for n in names if not n.startswith("__") and len(n) <= MAX_WORD]
         words = list(dict.fromkeys(n for n in names if n.lower() not in _NOISE))[:_MAX_IDENTIFIERS]
-        head = f"module {entity.selector}"
+        head = f"module {entity.selector[:_MAX_PART]}"
     else:
         counts = Counter(_IDENT.findall("\n".join(own)))
-        ranked = [w for w, _ in counts.most_common()]  # stable: first use breaks ties
+        # Stable: first use breaks ties. A longer run is no name anyone searches for.
+        ranked = [w for w, _ in counts.most_common() if len(w) <= MAX_WORD]
         signature = " ".join(entity.signature.split())[:_MAX_PART]
-        head = f"{entity.kind} {entity.selector}: {signature}"
-        said = set(tokenize(f"{head} {entity.doc}"))  # words the summary already has
+        head = f"{entity.kind} {entity.selector[:_MAX_PART]}: {signature}"
+        said = set(tokenize(f"{head} {doc}"))  # words the summary already has
         words = []
-        for w in dict.fromkeys(names + ranked):
+        for w in dict.fromkeys([n for n in names if len(n) <= MAX_WORD] + ranked):
             if len(w) > 1 and w.lower() not in _NOISE and not set(split_identifier(w)) <= said:
                 words.append(w)
                 if len(words) == _MAX_IDENTIFIERS:
                     break
-    doc = entity.doc[:_MAX_PART]
     spoken = dict.fromkeys(p for w in words for p in split_identifier(w) if p not in _NOISE)
     text = head + (f" — {doc}" if doc else "") + (f" | {' '.join(spoken)}" if spoken else "")
     if len(text) > _MAX_TEXT:
         text = text[: text.rfind(" ", 0, _MAX_TEXT + 1)].rstrip(" |—") or text[:_MAX_TEXT]
     # The name counts twice: a query naming an entity should prefer it to its parent's listing.
-    return Summary(entity, text, " ".join([entity.name, head, doc, *words]))
+    return Summary(entity, text, " ".join([entity.name[:MAX_WORD], head, doc, *words]))
 
 
 class CodeSearch:
@@ -109,12 +144,16 @@ class CodeSearch:
         self._files: dict[str, _FileSummaries] = {}
         self._version: int | None = None
         self._flat: list[tuple[_FileSummaries, int]] = []  # the visible summaries, in file order
+        self._rows = np.zeros(0, dtype=np.int64)  # each one's row among all files' summaries
         self._selectors: list[str] = []
-        self._matrix: np.ndarray | None = None
         self._bm25: BM25 | None = None
 
-    def refresh(self) -> str:
-        """Bring summaries (and vectors, while embedding works) up to date; return the ranker."""
+    def refresh(self, deadline: float | None = None) -> str:
+        """Bring summaries, and vectors while embedding works, up to date; return the ranker:
+        "embed", or "bm25" when embedding is unavailable or did not finish by ``deadline`` (a
+        ``time.monotonic()`` value; default ``limits.search_s`` from now)."""
+        if deadline is None:
+            deadline = time.monotonic() + limits.current().search_s
         if self._version != self.index.version:
             self._sync()
             self._version = self.index.version
@@ -123,25 +162,42 @@ class CodeSearch:
                 self._embedder = self._load()
             except EmbedderUnavailable as exc:
                 self._unavailable(exc.reason)
-        if self.ranker_note is None and self._embedder is not None:
-            self._embed_stale(self._embedder)
-        return "bm25" if self.ranker_note else "embed"
+        embedder = None if self.ranker_note else self._embedder
+        done = embedder is not None and self._embed_stale(embedder, deadline)
+        return "embed" if done else "bm25"
 
-    def _embed_stale(self, embedder: TextEmbedder) -> None:
-        stale = [f for f in self._files.values() if f.vectors is None]
-        if not stale:
-            return
-        try:
-            vectors = embedder.embed([s.text for f in stale for s in f.summaries])
-        except EmbedderUnavailable as exc:
-            self._unavailable(exc.reason)
-            return
-        offsets = np.cumsum([len(f.summaries) for f in stale])[:-1]
-        for f, part in zip(stale, np.split(vectors, offsets), strict=True):
-            f.vectors = part
+    def _embed_stale(self, embedder: TextEmbedder, deadline: float) -> bool:
+        """Embed what is not yet, in order, chunk by chunk until ``deadline``; True when done."""
+        todo = [(f, i) for f in self._files.values() for i in range(f.filled, len(f.summaries))]
+        done, size = 0, _CHUNK_FIRST
+        while done < len(todo):
+            began = time.monotonic()
+            if began >= deadline:
+                return False
+            part = todo[done : done + size]
+            try:
+                vectors = embedder.embed([f.summaries[i].text for f, i in part])
+            except EmbedderUnavailable as exc:
+                self._unavailable(exc.reason)
+                return False
+            for (f, i), vector in zip(part, vectors, strict=True):
+                f.put(i, vector)
+            done += len(part)
+            # The next chunk: about _CHUNK_S of work at this chunk's pace, within the budget.
+            took = max(time.monotonic() - began, 1e-6) / len(part)
+            room = min(_CHUNK_S, deadline - time.monotonic())
+            size = max(_CHUNK_MIN, min(_CHUNK_MAX, int(room / took)))
+        return True
 
     def _unavailable(self, reason: str) -> None:
         self.ranker_note = f"embedding model unavailable: {reason}; ranked with bm25"
+
+    def _incomplete(self, budget: float) -> str:
+        done = sum(i < f.filled for f, i in self._flat)
+        return (
+            f"embedding index incomplete: {done:,} of {len(self._flat):,} entities embedded "
+            f"within {budget:g}s (limit search_s); the next search_code call continues"
+        )
 
     def _sync(self) -> None:
         current = self.index.by_file
@@ -154,18 +210,22 @@ class CodeSearch:
             source = read_text(self.index.root / rel) if entities else None
             summaries = summarize_file(entities, source)
             digest = hashlib.sha256("\0".join(s.text for s in summaries).encode()).hexdigest()
-            vectors = old.vectors if old is not None and old.digest == digest else None
-            self._files[rel] = _FileSummaries(entities, summaries, digest, vectors)
+            fresh = _FileSummaries(entities, summaries, digest)
+            if old is not None and old.digest == digest:  # the same texts: the same vectors
+                fresh.vectors, fresh.filled = old.vectors, old.filled
+            self._files[rel] = fresh
         # Which duplicate selector is visible can change with any file, so re-flatten.
         visible = self.index.by_selector
-        self._flat = [
-            (f, i)
-            for f in self._files.values()
-            for i, s in enumerate(f.summaries)
-            if visible.get(s.entity.selector) is s.entity
-        ]
+        self._flat, rows, row = [], [], 0
+        for f in self._files.values():
+            for i, summary in enumerate(f.summaries):
+                if visible.get(summary.entity.selector) is summary.entity:
+                    self._flat.append((f, i))
+                    rows.append(row + i)
+            row += len(f.summaries)
+        self._rows = np.asarray(rows, dtype=np.int64)
         self._selectors = [f.summaries[i].entity.selector for f, i in self._flat]
-        self._matrix = self._bm25 = None
+        self._bm25 = None
 
     def search(self, query: str, cap: int = 8) -> Envelope:
         """data = ``{"query", "ranker", "ranker_note", "matches": [{"selector", "kind",
@@ -173,31 +233,36 @@ class CodeSearch:
         _, reason = check_args("search_code", {"query": query, "cap": cap})
         if reason:
             return fail(reason)
-        query = query.strip()
+        query = query.strip()[:_MAX_QUERY]
         if not query:
             return fail("empty query")
-        ranker = self.refresh()
+        budget = limits.current().search_s
+        ranker = self.refresh(time.monotonic() + budget)
+        note = self.ranker_note or (self._incomplete(budget) if ranker == "bm25" else None)
         flat = self._flat
         scores = np.zeros(len(flat), dtype=np.float64)
         if flat and ranker == "embed":
             scores, ranker = self._cosine(query)
+            note = self.ranker_note
         if flat and ranker == "bm25":
-            if self._bm25 is None:
-                self._bm25 = BM25([tokenize(f.summaries[i].terms) for f, i in flat])
-            for i, score in self._bm25.scores(tokenize(query)).items():
-                scores[i] = score
+            scores = self._bm25_index().score_array(tokenize(query))
         picked, candidates = _top(scores, self._selectors, cap)
         matches = [_match(flat[i][0].summaries[flat[i][1]].entity, scores[i]) for i in picked]
         return ok(
             {
                 "query": query,
                 "ranker": ranker,
-                "ranker_note": self.ranker_note,
+                "ranker_note": note,
                 "matches": matches,
                 "total_entities": len(flat),
                 "truncated": candidates > cap,
             }
         )
+
+    def _bm25_index(self) -> BM25:
+        if self._bm25 is None:
+            self._bm25 = BM25([f.token_lists()[i] for f, i in self._flat])
+        return self._bm25
 
     def _cosine(self, query: str) -> tuple[np.ndarray, str]:
         assert self._embedder is not None
@@ -206,13 +271,15 @@ class CodeSearch:
         except EmbedderUnavailable as exc:
             self._unavailable(exc.reason)
             return np.zeros(len(self._flat)), "bm25"
-        if self._matrix is None:
-            self._matrix = np.stack([_vectors(f)[i] for f, i in self._flat])
-        return self._matrix @ vector, "embed"
+        # File by file, not one stacked matrix: no second copy of every vector, no re-stacking
+        # after each edit.
+        parts = [_vectors(f) @ vector for f in self._files.values() if f.summaries]
+        every = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+        return every[self._rows].astype(np.float64), "embed"
 
 
 def _vectors(f: _FileSummaries) -> np.ndarray:
-    if f.vectors is None:
+    if f.vectors is None or not f.embedded:
         raise RuntimeError("search_code: a file's summaries were never embedded")
     return f.vectors
 

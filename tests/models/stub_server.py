@@ -25,6 +25,14 @@ class Reply:
     raw: bytes | None = None  # sent as-is instead of ``body`` (a malformed response)
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds before answering; a hung server is a long delay
+    # Seconds between single bytes of the body (a drip that never trips a per-read timeout);
+    # with ``drip_head`` the status line and headers drip too.
+    drip: float = 0.0
+    drip_head: bool = False
+    # A body of this many bytes made on the fly (never held), or an endless one when -1; the
+    # content-length is announced only when ``announce`` is true.
+    size: int = 0
+    announce: bool = True
 
 
 @dataclass(frozen=True)
@@ -106,16 +114,41 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             if reply.delay and stub._released.wait(reply.delay):
                 return
             payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
+            length = reply.size if reply.size else len(payload)
+            headers = {"content-type": "application/json", **reply.headers}
+            if length >= 0 and reply.announce:
+                headers["content-length"] = str(length)
+            head = f"HTTP/1.0 {reply.status} Stub\r\n" + "".join(
+                f"{name}: {value}\r\n" for name, value in headers.items()
+            )
             try:
-                self.send_response(reply.status)
-                headers = {"content-type": "application/json", **reply.headers}
-                headers["content-length"] = str(len(payload))
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                self._send(head.encode() + b"\r\n", reply.drip if reply.drip_head else 0)
+                if reply.size:
+                    self._send_size(reply.size)
+                else:
+                    self._send(payload, reply.drip)
             except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout test)
+                pass  # the client gave up (a timeout or size test)
+
+        def _send(self, data: bytes, drip: float) -> None:
+            if not drip:
+                self.wfile.write(data)
+                return
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+                if stub._released.wait(drip):
+                    return
+
+        def _send_size(self, size: int) -> None:
+            block = b" " * (1 << 16)  # JSON whitespace: a body that is valid but for its size
+            sent = 0
+            while size < 0 or sent < size:
+                chunk = block if size < 0 else block[: size - sent]
+                self.wfile.write(chunk)
+                sent += len(chunk)
+                if stub._released.is_set():
+                    return
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

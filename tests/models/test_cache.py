@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import hashlib
+import json
 import multiprocessing
 import shutil
 import sqlite3
@@ -272,3 +274,58 @@ def test_a_model_used_before_a_fork_works_in_the_children_and_the_parent(db: Pat
     assert model.count() == 1 + 3 * 10
     assert model.complete(ask("before the fork")).replayed
     assert model.complete(ask("child 2 q9")).text == "re: child 2 q9 @0.0"
+
+
+def test_a_clean_requests_key_is_what_it_always_was() -> None:
+    """Recorded files stay valid: the key of a request without lone surrogates is unchanged."""
+    request = ask("naïve ☃")
+    payload = {"model": "m", "messages": list(request.messages), "params": request.params()}
+    old = json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+    assert request_key("m", request) == (hashlib.sha256(old.encode()).hexdigest(), old)
+
+
+def test_lone_surrogates_are_recorded_and_replayed_exactly(db: Path) -> None:
+    recorded = CachedModel(EchoModel(), db, "record").complete(ask("x\ud800y \udc80"))
+    assert recorded.text == "re: x\ud800y \udc80 @0.0"
+    replayed = CachedModel(None, db, "replay", name="echo-1").complete(ask("x\ud800y \udc80"))
+    assert replayed == replace(recorded, replayed=True)
+    # Not the same request as one whose text spells the escape out.
+    assert request_key("m", ask("\ud800"))[0] != request_key("m", ask("\\ud800"))[0]
+    with sqlite3.connect(db) as conn:
+        conn.text_factory = bytes
+        for row in conn.execute("SELECT request, completion FROM completions"):
+            assert all(column.decode("utf-8") for column in row)  # valid UTF-8, strictly
+
+
+def test_a_conversation_carrying_a_surrogate_reply_replays_every_turn(db: Path) -> None:
+    """The reply's text goes into the next prompt: replay must give back the very text
+    recorded, or the next turn's key would differ and miss."""
+
+    def converse(model: CachedModel) -> list[str]:
+        first = model.complete(ask("start \udfff"))
+        messages = (*ask("start \udfff").messages, {"role": "assistant", "content": first.text})
+        second = model.complete(ModelRequest((*messages, {"role": "user", "content": "go"})))
+        return [first.text, second.text]
+
+    live = converse(CachedModel(EchoModel(numbered=True), db, "record"))
+    replayer = CachedModel(None, db, "replay", name="echo-1")
+    assert converse(replayer) == live
+    assert replayer.stats == CacheStats(hits=2, misses=0, stored=0)
+
+
+class DeepExtraModel(EchoModel):
+    def complete(self, request: ModelRequest) -> Completion:
+        deep: Any = "leaf"
+        for _ in range(3000):
+            deep = {"k": [deep]}
+        return replace(super().complete(request), extra={"raw": deep, "note": "\ud800"})
+
+
+def test_a_completion_json_cannot_write_whole_is_still_recorded(db: Path) -> None:
+    recorded = CachedModel(DeepExtraModel(), db, "record").complete(ask("hi"))
+    replayed = CachedModel(None, db, "replay", name="echo-1").complete(ask("hi"))
+    assert replayed.text == recorded.text and replayed.usage == recorded.usage
+    assert replayed.extra["note"] == "\\ud800"
+    assert "cut]" in json.dumps(replayed.extra["raw"])

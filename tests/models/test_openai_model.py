@@ -101,11 +101,13 @@ def test_server_errors_until_retries_run_out() -> None:
     )
 
 
-def test_a_hung_server_times_out() -> None:
+def test_a_hung_server_ends_the_call_at_its_deadline_without_a_retry() -> None:
+    # The timeout bounds the whole call: no retry can start once it has passed.
     stub = StubServer(Reply(delay=30))
-    with stub, pytest.raises(ModelError, match=r"timed out after 0.5s per attempt, after 1 retry"):
+    expected = r"exceeded its 0.5s deadline \(waiting for the response, after 0 retries\)"
+    with stub, pytest.raises(ModelError, match=expected):
         model_at(stub, timeout=0.5, max_retries=1).complete(REQUEST)
-    assert len(stub.requests) == 2
+    assert len(stub.requests) == 1
 
 
 def test_a_refused_connection_is_named() -> None:
@@ -241,3 +243,32 @@ def test_a_loopback_server_needs_no_key_and_the_base_url_may_come_from_the_env(
         completion = model.complete(REQUEST)
     assert (completion.text, completion.cost_usd) == ("local", 0.0)
     assert stub.requests[0].headers["authorization"] == "Bearer no-key"
+
+
+@pytest.mark.parametrize(
+    ("usage", "shown"),
+    [
+        ({"prompt_tokens": -5, "completion_tokens": 2}, "usage.prompt_tokens is -5"),
+        (
+            {"prompt_tokens": 10, "completion_tokens": float("nan")},
+            "usage.completion_tokens is nan",
+        ),
+        ({"prompt_tokens": 1e300, "completion_tokens": 2}, "usage.prompt_tokens is 1e+300"),
+        ({"prompt_tokens": "many", "completion_tokens": 2}, "usage.prompt_tokens is 'many'"),
+        (
+            {
+                "prompt_tokens": 10,
+                "completion_tokens": 2,
+                "prompt_tokens_details": {"cached_tokens": -1},
+            },
+            "usage.prompt_tokens_details.cached_tokens is -1",
+        ),
+    ],
+    ids=["negative", "nan", "1e300", "string", "cached"],
+)
+def test_absurd_usage_is_a_model_error_never_a_cost(usage: dict, shown: str) -> None:
+    # Pricing it would give $inf or a negative spend: the endpoint is misbehaving, so say so.
+    with StubServer(ok("fine", usage)) as stub, pytest.raises(ModelError) as raised:
+        model_at(stub).complete(REQUEST)
+    assert f"malformed response: {shown}, not a token count" in str(raised.value)
+    assert len(stub.requests) == 1

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import math
 import uuid
 import warnings
 from pathlib import Path
@@ -7,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_toolpolicy.models import (
+    Budget,
+    Completion,
     Price,
     PriceError,
     PriceTable,
@@ -14,6 +17,8 @@ from pytest_toolpolicy.models import (
     Usage,
     load_prices,
 )
+from pytest_toolpolicy.models.prices import MAX_RATE
+from pytest_toolpolicy.models.usage import MAX_TOKENS, UsageError
 
 README_MODELS = {
     "gpt-4o-mini": (0.15, 0.075, 0.60),
@@ -98,8 +103,11 @@ def test_a_user_file_replaces_and_adds_entries(tmp_path: Path) -> None:
         ('[models."x"]\ninput = 1\noutput = 2\n', 'models."x"]: missing cached_input'),
         (
             '[models."x"]\ninput = -1\ncached_input = 0\noutput = 2\n',
-            "input must be a finite number >= 0",
+            "input must be a number from 0 to 1,000,000 ($ per million tokens), not -1",
         ),
+        ('[models."x"]\ninput = 1\ncached_input = 0\noutput = inf\n', "not inf"),
+        ('[models."x"]\ninput = 1\ncached_input = nan\noutput = 2\n', "not nan"),
+        ('[models."x"]\ninput = 1e300\ncached_input = 0\noutput = 2\n', "not 1e+300"),
         ('[models."x"]\ninput = "1"\ncached_input = 0\noutput = 2\n', "input must be a number"),
         ('[models."x"]\ninput = 1\ncached_input = 0\nouptut = 2\n', "unknown keys ['ouptut']"),
         ('[models."x"]\nlocal = true\noutput = 2\n', "local = true prices it at 0"),
@@ -119,3 +127,32 @@ def test_a_bad_price_file_is_an_error_naming_file_and_entry(
 def test_a_missing_price_file_is_an_error_naming_it(tmp_path: Path) -> None:
     with pytest.raises(PriceError, match="cannot read price file .*nowhere.toml"):
         load_prices(env={"TOOLPOLICY_PRICES": str(tmp_path / "nowhere.toml")})
+
+
+def test_the_largest_allowed_usage_at_the_largest_rate_costs_a_finite_amount() -> None:
+    price = Price(MAX_RATE, MAX_RATE, MAX_RATE)
+    cost = price.cost(Usage(MAX_TOKENS, MAX_TOKENS, MAX_TOKENS // 2))
+    assert math.isfinite(cost) and cost == 2 * MAX_TOKENS * MAX_RATE / 1e6
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [Usage(10**400, 1), Usage(1, MAX_TOKENS + 1), Usage(-1, 1), Usage(1, 1, -5)],
+    ids=["huge", "over the bound", "negative", "negative cached"],
+)
+def test_a_usage_that_is_no_token_count_is_refused_not_priced(usage: Usage) -> None:
+    # A Usage built elsewhere (a script, a cache) than usage_from is checked here too: an
+    # overflowing count would otherwise be $inf or an OverflowError.
+    with pytest.raises(UsageError, match="not a token count"):
+        Price(1.0, 0.5, 2.0).cost(usage)
+
+
+@pytest.mark.parametrize(
+    "cost", [math.inf, -math.inf, math.nan, -0.01, 1e308], ids=["inf", "-inf", "nan", "neg", "big"]
+)
+def test_a_cost_that_is_no_amount_is_charged_as_unknown_never_as_inf(cost: float) -> None:
+    # A script or a cache can carry any float; the budget's sum stays finite whatever it sees.
+    budget = Budget(max_usd=1.0).charge(Completion("ok", Usage(1, 1), 1e308, 0.0))
+    budget = budget.charge(Completion("ok", Usage(1, 1), cost, 0.0))
+    assert math.isfinite(budget.known_usd) and budget.known_usd == 1e308
+    assert budget.unpriced == 1 and budget.spent_usd is None and budget.turns == 2

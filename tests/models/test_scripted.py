@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -81,8 +82,8 @@ def test_a_malformed_line_names_file_and_line(tmp_path: Path) -> None:
         ({"txt": "typo"}, "a string or an object with a string 'text'"),
         ({"text": "x", "cost": 1}, r"unknown field\(s\) cost"),
         ({"text": "x", "usage": {"prompt": 3}}, r"unknown field\(s\) usage.prompt"),
-        ({"text": "x", "cost_usd": "cheap"}, "must be numbers"),
-        ({"text": "x", "usage": {"prompt_tokens": 1.5}}, "must be integers"),
+        ({"text": "x", "cost_usd": "cheap"}, "must be non-negative numbers"),
+        ({"text": "x", "usage": {"prompt_tokens": 1.5}}, "must be non-negative integers"),
     ],
 )
 def test_a_malformed_reply_is_refused_when_the_script_is_read(reply: object, problem: str) -> None:
@@ -110,3 +111,31 @@ def test_threads_share_the_replies_without_repeats() -> None:
         thread.join()
     assert sorted(seen) == sorted(f"r{i}" for i in range(400))
     assert model.remaining == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b'"fine"\n"caf\xe9"\n', r":2: not UTF-8 text \(byte 5\)$"),
+        (b'"fine"\n\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n", r":3: .*nested too deep"),
+        (b'"a \xe2\x80\xa8 b"\n{"text": \n', r":2: not a JSON value: "),
+        (b'"fine"\n{"text": "x", "cost_usd": NaN}\n', r":2: .*non-negative numbers$"),
+        (b'{"text": "x", "latency_s": -1}\n', r":1: .*non-negative numbers$"),
+        (b'{"text": "x", "usage": {"prompt_tokens": -3}}\n', r":1: .*non-negative integers$"),
+        (b'{"text": "x", "usage": {"completion_tokens": true}}\n', r":1: .*integers$"),
+        (b'{"text": "x", "usage": {"estimated": 1}}\n', r":1: .*must be booleans$"),
+    ],
+)
+def test_a_bad_line_of_a_script_is_named(tmp_path: Path, content: bytes, problem: str) -> None:
+    script = tmp_path / "bad.jsonl"
+    script.write_bytes(content)
+    with pytest.raises(ScriptError, match=rf"^{re.escape(str(script))}{problem}"):
+        ScriptedModel(script)
+
+
+def test_a_bom_a_line_separator_and_a_lone_surrogate_are_read(tmp_path: Path) -> None:
+    script = tmp_path / "script.jsonl"
+    script.write_bytes(b'\xef\xbb\xbf"first \\ud800"\n"a \xe2\x80\xa8 b"\n{"text": "t"}\n')
+    model = ScriptedModel(script)
+    texts = [model.complete(ask()).text for _ in range(model.remaining)]
+    assert texts == ["first \ud800", "a \u2028 b", "t"]

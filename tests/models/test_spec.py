@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from pytest_toolpolicy.models import (
     build_model,
     parse_model_spec,
 )
+from pytest_toolpolicy.models.spec import validate_model_spec
 
 
 @pytest.mark.parametrize(
@@ -108,3 +111,62 @@ def test_sim_builds_and_a_missing_profile_is_a_clear_error() -> None:
 def test_bad_cache_settings_are_refused(kwargs: dict, complaint: str) -> None:
     with pytest.raises(ValueError, match=complaint):
         build_model("openai:gpt-4o", prices=PriceTable(), **kwargs)
+
+
+def test_validate_accepts_every_form_that_builds(tmp_path: Path) -> None:
+    script = tmp_path / "replies.jsonl"
+    script.write_text(json.dumps("hi") + "\n")
+    profile = tmp_path / "noisy.toml"
+    profile.write_text("malformed_json = 0.5\n")
+    for text in ("sim", "sim:oracle", "sim:default", f"sim:{profile}", f"scripted:{script}"):
+        validate_model_spec(text)
+    validate_model_spec("openai:any-name-the-endpoint-knows")
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        ("litellm:gpt-4o", "unknown model spec 'litellm:gpt-4o' (did you mean openai:gpt-4o?)"),
+        ("openai:", "model spec 'openai:' names no model after openai:"),
+        ("openai:   ", "names no model after openai:"),
+        ("scripted:", "names no file after scripted:"),
+        ("sim:", "names no profile after sim:"),
+        ("scripted:{tmp}/nope.jsonl", "cannot read scripted file {tmp}/nope.jsonl: No such file"),
+        ("scripted:{tmp}", "cannot read scripted file {tmp}: it is a directory"),
+        ("scripted:{tmp}/binary.jsonl", "not UTF-8"),
+        ("scripted:{tmp}/bad.jsonl", "{tmp}/bad.jsonl:2: not a JSON value"),
+        ("sim:{tmp}/nope.toml", "cannot read sim profile {tmp}/nope.toml: No such file"),
+        ("sim:{tmp}/broken.toml", "{tmp}/broken.toml: not valid TOML"),
+        ("sim:{tmp}/keys.toml", "{tmp}/keys.toml: unknown keys ['noise']"),
+    ],
+)
+def test_validate_refuses_a_bad_spec_naming_what_is_wrong(
+    tmp_path: Path, text: str, complaint: str
+) -> None:
+    (tmp_path / "binary.jsonl").write_bytes(b"\xff\xfe\x00")
+    (tmp_path / "bad.jsonl").write_text('"fine"\n{oops\n')
+    (tmp_path / "broken.toml").write_text("guess = [\n")
+    (tmp_path / "keys.toml").write_text("noise = 0.5\n")
+    with pytest.raises(ValueError) as raised:
+        validate_model_spec(text.format(tmp=tmp_path))
+    message = str(raised.value)
+    assert complaint.format(tmp=tmp_path) in message
+    assert text.partition(":")[2].format(tmp=tmp_path).strip() in message  # the file, named
+
+
+def test_validate_builds_no_client_and_loads_no_http_stack(tmp_path: Path) -> None:
+    # The plugin calls it at configure time in every session: it must stay cheap and offline.
+    script = tmp_path / "replies.jsonl"
+    script.write_text(json.dumps("hi") + "\n")
+    probe = (
+        "import sys\n"
+        "from pytest_toolpolicy.models.spec import validate_model_spec\n"
+        f"for spec in ('openai:gpt-4o', 'sim', 'scripted:{script}'):\n"
+        "    validate_model_spec(spec)\n"
+        "heavy = ('openai', 'httpx', 'httpx2', 'httpcore', 'httpcore2')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

@@ -135,6 +135,16 @@ def test_timeout_kills_the_whole_tree(sandbox: Sandbox):
     assert processes_with(marker) == []
 
 
+def test_a_process_that_closes_its_output_still_runs_to_its_end_or_its_timeout(sandbox: Sandbox):
+    # Its pipes reach EOF long before it exits: neither a kill then nor an endless wait.
+    quiet = "import os, time; os.close(1); os.close(2); time.sleep({}); raise SystemExit(3)"
+    result = run_py(sandbox, quiet.format(0.5))
+    assert (result.exit_code, result.timed_out) == (3, False)
+    result = run_py(sandbox, quiet.format(30), timeout=1)
+    assert (result.exit_code, result.timed_out) == (137, True)
+    assert result.duration_s < 10
+
+
 def test_run_cgroups_are_removed_afterwards(sandbox: Sandbox):
     run_py(sandbox, "print(1)")
     assert list(CGROUP_ROOT.glob(f"*/**/toolpolicy-{os.getpid()}-*")) == []
