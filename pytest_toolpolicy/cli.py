@@ -4,12 +4,74 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
+from pathlib import Path
 from typing import Any
+
+from . import jsonsafe, limits
 
 
 class UsageError(Exception):
     """Input the command cannot use at all: exit 2 with one line."""
+
+
+# Exit status of a harness fault: not the model's error (1), not the user's (2).
+HARNESS_FAULT_EXIT = 3
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: ``argument --jobs: must be a positive integer, got 0``."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: ``argument --timeout: must be a positive number, got -1``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def limits_text(text: str) -> str:
+    """An argparse type for ``--limits NAME=VALUE,...``: checked here, exported by ``main``."""
+    try:
+        limits.parse_limits(text)
+    except limits.LimitsError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def trajectory_file(text: str) -> Path:
+    """An argparse type for ``run --out``: a file whose directory exists or can be made as the
+    last level of one that exists. Parents are never made: a typo must not plant a tree of
+    directories somewhere."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory; --out names the trajectory file")
+    if path.exists() and not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text} exists and is not a regular file")
+    for directory in (path.parent, path.parent.parent):
+        if directory.is_dir():
+            if not os.access(directory, os.W_OK | os.X_OK):
+                raise argparse.ArgumentTypeError(f"cannot write in directory {directory}")
+            return path
+        if directory.exists():
+            raise argparse.ArgumentTypeError(f"{directory} exists and is not a directory")
+    raise argparse.ArgumentTypeError(
+        f"directory {path.parent.parent} does not exist (only the last directory of --out,"
+        f" {path.parent.name}, is made)"
+    )
 
 
 def _parse_request(text: str) -> tuple[str, dict[str, Any]]:
@@ -19,6 +81,8 @@ def _parse_request(text: str) -> tuple[str, dict[str, Any]]:
         request = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"request is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError("request is nested too deep to read") from None
     if not isinstance(request, dict) or not isinstance(request.get("tool"), str):
         raise UsageError('request must be a JSON object like {"tool": NAME, "args": {...}}')
     return request["tool"], request.get("args", {})
@@ -32,15 +96,12 @@ def _primitive(ns: argparse.Namespace) -> int:
         box = Toolbox(ns.workspace)
     except PrimitiveError as exc:
         raise UsageError(str(exc)) from None
-    print(json.dumps(box.call(tool, args), indent=2, ensure_ascii=False))
+    print(jsonsafe.dumps(box.call(tool, args), indent=2))
     return 0
 
 
 def _call(ns: argparse.Namespace) -> int:
-    import os
-    import tempfile
-    from pathlib import Path
-
+    from .paths import write_atomic
     from .policy.config import PolicyConfig
     from .policy.ledger import Ledger
     from .policy.step import step
@@ -59,16 +120,16 @@ def _call(ns: argparse.Namespace) -> int:
     if ledger_path and ledger_path.exists():
         try:
             ledger = Ledger.from_dict(json.loads(ledger_path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
             raise UsageError(f"cannot read ledger {ledger_path}: {exc}") from None
+    elif ledger_path and not ledger_path.parent.is_dir():
+        raise UsageError(f"cannot write ledger {ledger_path}: no directory {ledger_path.parent}")
     result, ledger = step(reply, box, ledger, config)
     if ledger_path:
         # Written whole or not at all: an interrupted call never leaves half a ledger.
-        fd, tmp = tempfile.mkstemp(dir=ledger_path.parent or ".", prefix=".ledger-")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(ledger.to_dict(), handle, default=str)
-        os.replace(tmp, ledger_path)
-    print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+        text = jsonsafe.dumps(ledger.to_dict())
+        write_atomic(ledger_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    print(jsonsafe.dumps(result, indent=2))
     return 0
 
 
@@ -92,15 +153,13 @@ def _complete(ns: argparse.Namespace) -> int:
     try:
         completion = model.complete(request)
     except ModelError as exc:
-        print(f"toolpolicy: model_error: {exc}", file=sys.stderr)
+        print(f"toolpolicy: model_error: {jsonsafe.escape(str(exc))}", file=sys.stderr)
         return 1
-    print(json.dumps(completion.record(), indent=2, ensure_ascii=False))
+    print(jsonsafe.dumps(completion.record(), indent=2))
     return 0
 
 
 def _validate(ns: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from .bench import DatasetError, load_instances
     from .bench.validate import format_table, validate
     from .primitives.sandbox import Sandbox, SandboxUnavailable
@@ -114,17 +173,17 @@ def _validate(ns: argparse.Namespace) -> int:
     rows = validate(
         loaded.instances, sandbox=sandbox, jobs=ns.jobs, repos=repos, timeout=ns.timeout
     )
-    print(format_table(rows, loaded.errors))
+    print(jsonsafe.escape(format_table(rows, loaded.errors)))
     return 1 if loaded.errors or not all(row.ok for row in rows) else 0
 
 
 def _run(ns: argparse.Namespace) -> int:
     import tempfile
-    from pathlib import Path
 
     from .ab.arms import run_instance
     from .bench.load import DatasetError, load_instances
     from .models import CacheError, PriceError, build_model, load_prices
+    from .paths import write_atomic
 
     try:
         loaded = load_instances(ns.dataset, ids=[ns.instance])
@@ -145,10 +204,16 @@ def _run(ns: argparse.Namespace) -> int:
             instance, ns.arm, model, workdir=Path(tmp), repos=repos, tests_visible=not ns.hide_tests
         )
     traj = result.trajectory
-    out = Path(ns.out or f"reports/runs/{instance.instance_id}-{ns.arm}.jsonl")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("", encoding="utf-8")
-    traj.save(out)
+    out = ns.out or Path(f"reports/runs/{instance.instance_id}-{ns.arm}.jsonl")
+    text = jsonsafe.dumps(traj.to_dict()) + "\n"
+    try:
+        # --out was checked before the run: at most its last directory is made. The default
+        # is the project's own layout, made whole.
+        out.parent.mkdir(parents=ns.out is None, exist_ok=True)
+        write_atomic(out, lambda tmp: _write_shared(tmp, text))
+    except OSError as exc:
+        print(f"toolpolicy: cannot write the trajectory to {out}: {exc}", file=sys.stderr)
+        return 1
     cost = "unknown" if traj.cost_usd is None else f"${traj.cost_usd:.6f}"
     resolved = "n/a (under-specified)" if instance.underspecified else str(result.resolved).lower()
     print(f"instance: {instance.instance_id}  arm: {ns.arm}  model: {traj.model}")
@@ -162,6 +227,14 @@ def _run(ns: argparse.Namespace) -> int:
         )
     print(f"trajectory: {out}")
     return 0
+
+
+def _write_shared(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    # The temporary file is private (0600); the trajectory gets the mode a plain write gives.
+    umask = os.umask(0)
+    os.umask(umask)
+    path.chmod(0o666 & ~umask)
 
 
 def _demo(ns: argparse.Namespace) -> int:
@@ -195,8 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--prices", help="a TOML price file overriding the shipped prices")
     comp.add_argument("--cache", help="record/replay cache file (SQLite)")
     comp.add_argument("--cache-mode", choices=("off", "record", "replay"), default="off")
-    comp.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
-    comp.add_argument("--max-tokens", type=int, default=256, help="max_completion_tokens")
+    comp.add_argument("--timeout", type=positive_number, default=60.0, help="seconds per attempt")
+    comp.add_argument("--max-tokens", type=positive_int, default=256, help="max_completion_tokens")
     comp.add_argument("prompt", help="the user message")
     comp.set_defaults(func=_complete)
     val = sub.add_parser(
@@ -207,8 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     val.add_argument("--repos", help="directory of git mirrors, DIR/<owner>__<name>")
     val.add_argument("--ids", nargs="+", help="only these instance ids")
-    val.add_argument("--jobs", type=int, default=2, help="instances validated in parallel")
-    val.add_argument("--timeout", type=float, default=300.0, help="seconds per test run")
+    val.add_argument("--jobs", type=positive_int, default=2, help="instances validated in parallel")
+    val.add_argument("--timeout", type=positive_number, default=300.0, help="seconds per test run")
+    _add_limits(val)
     val.set_defaults(func=_validate)
     run = sub.add_parser("run", help="run one instance in one arm and write its trajectory")
     run.add_argument("--instance", required=True, help="instance id")
@@ -217,25 +291,59 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dataset", default="bundled", help="bundled, a hub id, or a local file")
     run.add_argument("--repos", help="directory of git mirrors, one per repo: <owner>__<name>")
     run.add_argument("--prices", help="a TOML price file overriding the shipped prices")
-    run.add_argument("--out", help="trajectory file (default reports/runs/<id>-<arm>.jsonl)")
+    run.add_argument(
+        "--out",
+        type=trajectory_file,
+        help="trajectory file (default reports/runs/<id>-<arm>.jsonl); its directory is made"
+        " only if its parent exists",
+    )
     run.add_argument(
         "--hide-tests",
         action="store_true",
         help="start the agent without the FAIL_TO_PASS tests (default: visible, spec §3.1)",
     )
+    _add_limits(run)
     run.set_defaults(func=_run)
     demo = sub.add_parser("demo", help="a short tour of the primitives on a bundled example repo")
     demo.set_defaults(func=_demo)
     return parser
 
 
+def _add_limits(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--limits",
+        type=limits_text,
+        metavar="NAME=VALUE,...",
+        help=f"host-side bounds over {limits.ENV} ({', '.join(limits.NAMES)})",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    ns = build_parser().parse_args(argv)
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    try:
+        # Checked before anything runs: every command reads the limits somewhere inside.
+        bounds = limits.current()
+    except limits.LimitsError as exc:
+        parser.error(f"environment variable {limits.ENV}: {exc}")
+    if getattr(ns, "limits", None):
+        # Over the environment's, and exported so that every step and subprocess sees them.
+        os.environ[limits.ENV] = limits.parse_limits(ns.limits, bounds).text()
     try:
         return ns.func(ns)
     except UsageError as exc:
-        print(f"toolpolicy: {exc}", file=sys.stderr)
+        print(f"toolpolicy: {jsonsafe.escape(str(exc))}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        # Imported here, not at the top: the primitives cost a twentieth of a second to import,
+        # and `toolpolicy --help` needs none of them.
+        from .primitives.envelope import HarnessFault
+
+        if not isinstance(exc, HarnessFault):
+            raise
+        line = " ".join(jsonsafe.escape(str(exc)).split()) or type(exc).__name__
+        print(f"toolpolicy: harness fault: {line}", file=sys.stderr)
+        return HARNESS_FAULT_EXIT
 
 
 if __name__ == "__main__":

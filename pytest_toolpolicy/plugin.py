@@ -1,14 +1,17 @@
 """The pytest plugin (entry point ``toolpolicy``).
 
 Loading it changes nothing about an ordinary pytest run: it registers no autouse fixture and no
-hook that alters collection or reporting until ``--toolpolicy`` (or ``TOOL_POLICY``, or the
-``toolpolicy`` ini key) turns the A/B on. The fixtures below are inert until a test asks for
-them by name. The A/B session itself lives in ``ab/session.py``; this file is the glue.
+hook that alters collection or reporting until ``--toolpolicy`` (or the ``toolpolicy`` ini key)
+turns the A/B on; ``TOOL_POLICY`` in the environment alone never does, since it is the spec's
+arm flag and may be set for reasons that have nothing to do with this pytest run. The fixtures
+below are inert until a test asks for them by name. The A/B session itself lives in
+``ab/session.py``; this file is the glue.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,9 +20,13 @@ import pytest
 
 from .primitives import Toolbox, Workspace
 
+_MODE_HELP = (
+    "turn the A/B on: current, policy or ab (default off). Bare --toolpolicy runs the arm"
+    " TOOL_POLICY=policy|current names, else ab; TOOL_POLICY alone never turns it on. A bare"
+    " --toolpolicy before a path takes the path as its value: write --toolpolicy=ab there"
+)
 # (option, ini key?, help). Every option lives in one group with one prefix (dest = name).
 _OPTIONS: tuple[tuple[str, bool, str], ...] = (
-    ("--toolpolicy", True, "run the A/B: current, policy or ab (default off; TOOL_POLICY)"),
     ("--toolpolicy-model", True, "model spec: sim, sim:oracle, sim:FILE.toml, openai:NAME, ..."),
     ("--toolpolicy-dataset", True, "instances: bundled, a local .jsonl/.json/.parquet, a hub id"),
     ("--toolpolicy-repos", True, "directory of local git mirrors for real repositories"),
@@ -30,6 +37,12 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
     ("--toolpolicy-report", True, "report directory (default reports/<model>-<dataset>-seed<N>)"),
     ("--toolpolicy-max-turns", True, "turn budget per run, both arms (default 30)"),
     ("--toolpolicy-sandbox", True, "auto (default), require (refuse without bubblewrap), degraded"),
+    (
+        "--toolpolicy-limits",
+        True,
+        "host-side bounds NAME=VALUE,... (workspace_mb, snapshot_s, response_mb, search_s,"
+        " read_mb), over TOOLPOLICY_LIMITS, which this sets for the session and its workers",
+    ),
 )
 _FLAGS: tuple[tuple[str, str], ...] = (
     ("--toolpolicy-gate", "exit non-zero unless the candidate wins (names failing criteria)"),
@@ -37,12 +50,24 @@ _FLAGS: tuple[tuple[str, str], ...] = (
     ("--toolpolicy-no-memo", "do not memoize test runs and grading by workspace tree hash"),
     ("--toolpolicy-hide-tests", "do not show the FAIL_TO_PASS tests to the agent"),
 )
-_INI_KEYS = frozenset(name[2:].replace("-", "_") for name, ini, _ in _OPTIONS if ini)
+_INI_KEYS = frozenset(
+    ["toolpolicy", *(name[2:].replace("-", "_") for name, ini, _ in _OPTIONS if ini)]
+)
 SESSION_KEY = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolpolicy", "tool-calling policy A/B (spec §9)")
+    group.addoption(
+        "--toolpolicy",
+        dest="toolpolicy",
+        nargs="?",
+        const="",  # ab.settings.BARE (not imported here: loading the plugin stays cheap)
+        default=None,
+        metavar="MODE",
+        help=_MODE_HELP,
+    )
+    parser.addini("toolpolicy", "default for --toolpolicy (current, policy or ab)", default="")
     for name, ini, text in _OPTIONS:
         dest = name[2:].replace("-", "_")
         group.addoption(
@@ -66,7 +91,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     from .ab.hooks import ABHooks
     from .ab.session import ABSession
-    from .ab.settings import SettingsError, settings_from
+    from .ab.settings import SettingsError, limits_from, settings_from
 
     def get(dest: str) -> Any:
         value = config.getoption(dest, None)
@@ -75,6 +100,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return value
 
     try:
+        _export_limits(config, limits_from(get))
         settings = settings_from(get)
         if settings is not None and settings.gate and settings.mode != "ab":
             raise SettingsError(
@@ -87,8 +113,29 @@ def pytest_configure(config: pytest.Config) -> None:
     session = ABSession(config, settings)
     session.loaded()  # a dataset that cannot load is a usage error, before anything runs
     session.sandbox()  # so is a sandbox that is required and cannot run
+    session.open()  # and a report directory that cannot be written, or is another session's
+    config.add_cleanup(session.release)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(ABHooks(session), "toolpolicy-ab")
+
+
+def _export_limits(config: pytest.Config, text: str | None) -> None:
+    """Set ``TOOLPOLICY_LIMITS`` for this process (xdist workers get the same option and set
+    it too), and put it back at the end, so an in-process run leaves its caller unchanged."""
+    if text is None:
+        return
+    from .limits import ENV
+
+    before = os.environ.get(ENV)
+    os.environ[ENV] = text
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = before
+
+    config.add_cleanup(restore)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -1,9 +1,14 @@
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-from pytest_toolpolicy.cli import main
+import pytest
+
+from pytest_toolpolicy import limits
+from pytest_toolpolicy.cli import main, positive_int, positive_number
+from pytest_toolpolicy.primitives.envelope import HarnessFault
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -43,3 +48,139 @@ def test_console_script_is_installed():
     exe = Path(sys.executable).parent / "toolpolicy"
     proc = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and "primitive" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["complete", "--model", "sim", "--timeout", "-1", "hi"],
+            "--timeout: must be a positive number, got -1",
+        ),
+        (
+            ["complete", "--model", "sim", "--timeout=0", "hi"],
+            "--timeout: must be a positive number, got 0",
+        ),
+        (
+            ["complete", "--model", "sim", "--timeout", "nan", "hi"],
+            "--timeout: must be a positive number, got nan",
+        ),
+        (
+            ["complete", "--model", "sim", "--max-tokens", "-5", "hi"],
+            "--max-tokens: must be a positive integer, got -5",
+        ),
+        (
+            ["complete", "--model", "sim", "--max-tokens", "1.5", "hi"],
+            "--max-tokens: must be a positive integer, got 1.5",
+        ),
+        (
+            ["validate", "--dataset", "bundled", "--jobs", "0"],
+            "--jobs: must be a positive integer, got 0",
+        ),
+        (
+            ["validate", "--dataset", "bundled", "--timeout", "inf"],
+            "--timeout: must be a positive number, got inf",
+        ),
+        (
+            ["validate", "--dataset", "bundled", "--timeout", "soon"],
+            "--timeout: must be a positive number, got soon",
+        ),
+        (
+            ["validate", "--dataset", "bundled", "--limits", "read_mb=-1"],
+            "--limits: limit read_mb must be a positive number, got '-1'",
+        ),
+        (
+            ["run", "--instance", "x", "--arm", "policy", "--model", "sim", "--limits", "nope=1"],
+            "--limits: unknown limit 'nope=1'",
+        ),
+    ],
+)
+def test_bad_numbers_and_limits_are_argparse_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert f"error: argument {message}" in capsys.readouterr().err
+
+
+def test_good_numbers_parse() -> None:
+    assert (positive_int("3"), positive_number("0.5"), positive_number("2")) == (3, 0.5, 2.0)
+
+
+def test_limits_are_exported_over_the_environments_before_anything_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(limits.ENV, "read_mb=8")
+    # The dataset is unusable (exit 2), so nothing but the export happened.
+    assert main(["validate", "--dataset", "nowhere.txt", "--limits", "search_s=5"]) == 2
+    exported = limits.parse_limits(os.environ[limits.ENV])
+    assert (exported.read_mb, exported.search_s, exported.workspace_mb) == (8, 5, 512)
+    monkeypatch.setenv(limits.ENV, "read_mb=oops")
+    with pytest.raises(SystemExit):
+        main(["primitive", "--workspace", ".", '{"tool": "x"}'])
+    assert f"error: environment variable {limits.ENV}: limit read_mb" in capsys.readouterr().err
+
+
+def fault(*args: object, **kwargs: object) -> None:
+    raise HarnessFault("index build failed:\n  sqlite disk I/O error")
+
+
+def test_a_harness_fault_is_one_line_and_exit_three(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pytest_toolpolicy.policy.step as step_module
+    from pytest_toolpolicy.primitives import Toolbox
+
+    expected = "toolpolicy: harness fault: index build failed: sqlite disk I/O error\n"
+    monkeypatch.setattr(Toolbox, "call", fault)
+    assert main(["primitive", "--workspace", str(repo), '{"tool": "read_entity"}']) == 3
+    assert capsys.readouterr().err == expected
+    monkeypatch.setattr(step_module, "step", fault)
+    ledger = tmp_path / "ledger.json"
+    reply = '{"tool": "read_entity", "args": {"selector": "shop"}}'
+    assert main(["call", "--workspace", str(repo), "--ledger", str(ledger), reply]) == 3
+    assert capsys.readouterr().err == expected
+    assert not ledger.exists()
+
+
+def test_other_exceptions_still_raise(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_toolpolicy.primitives import Toolbox
+
+    def bug(*args: object) -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(Toolbox, "call", bug)
+    with pytest.raises(KeyError):
+        main(["primitive", "--workspace", str(repo), '{"tool": "read_entity"}'])
+
+
+def test_a_lone_surrogate_in_a_request_is_bad_input_and_everything_still_prints(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    request = '{"tool": "search_symbol", "args": {"query": "Cart\\ud800"}}'
+    assert main(["primitive", "--workspace", str(repo), request]) == 0
+    envelope = json.loads(capsys.readouterr().out)
+    assert envelope == {
+        "ok": False,
+        "error": "invalid arg: query (not valid text: a lone surrogate)",
+        "data": None,
+    }
+    ledger = tmp_path / "ledger.json"
+    reply = '{"tool": "search_symbol", "args": {"query": "Cart\\udc80"}}'
+    assert main(["call", "--workspace", str(repo), "--ledger", str(ledger), reply]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["rejected"] and "lone surrogate" in printed["reason"]
+    saved = ledger.read_bytes().decode("utf-8")  # strict: the ledger is valid UTF-8
+    assert json.loads(saved)["entries"][0]["kind"] == "rejected"
+
+
+def test_deep_requests_and_a_ledger_without_a_directory_are_usage_errors(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    assert main(["primitive", "--workspace", str(repo), deep]) == 2
+    assert capsys.readouterr().err == "toolpolicy: request is nested too deep to read\n"
+    ledger = tmp_path / "no" / "ledger.json"
+    assert main(["call", "--workspace", str(repo), "--ledger", str(ledger), "{}"]) == 2
+    assert f"no directory {ledger.parent}" in capsys.readouterr().err

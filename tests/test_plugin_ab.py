@@ -39,10 +39,10 @@ def _table(report: Path) -> pd.DataFrame:
 
 def test_help_lists_the_option_group(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
-    result.stdout.fnmatch_lines(["*tool-calling policy A/B*", "*--toolpolicy=TOOLPOLICY*"])
+    result.stdout.fnmatch_lines(["*tool-calling policy A/B*", "*--toolpolicy=[[]MODE[]]*"])
     for name in ("model", "dataset", "repos", "sample", "seed", "ablate", "cache", "report"):
         result.stdout.fnmatch_lines([f"*--toolpolicy-{name}*"])
-    for name in ("gate", "max-turns", "resume"):
+    for name in ("gate", "max-turns", "resume", "limits"):
         result.stdout.fnmatch_lines([f"*--toolpolicy-{name}*"])
 
 
@@ -70,11 +70,20 @@ def test_off_by_default_the_item_is_skipped_with_the_reason(evals: pytest.Pytest
     result.stdout.fnmatch_lines(["*the A/B is off: run with --toolpolicy=ab|policy|current*"])
 
 
-def test_tool_policy_variable_is_the_default_mode(
+def test_tool_policy_variable_alone_leaves_the_ab_off(
     evals: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TOOL_POLICY", "current")
-    result = evals.runpytest("--collect-only", "-q", *SAMPLE)
+    result = evals.runpytest("-rs", *SAMPLE)
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*the A/B is off*"])
+
+
+def test_a_bare_option_runs_the_arm_the_variable_names(
+    evals: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOL_POLICY", "current")
+    result = evals.runpytest("--collect-only", "-q", *SAMPLE, "--toolpolicy")
     ids = [line for line in result.outlines if "::test_instance[" in line]
     assert len(ids) == 2 and all(i.endswith("-current]") for i in ids)
 
@@ -285,12 +294,16 @@ def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytest
             "*harness fault in *-current: RuntimeError: workspace exploded*",
             "*toolpolicy decision*",
             "*unmeasured items (harness fault or model error): 1*",
+            "not measured: 1 of 2 items",
+            "*-current * error * harness fault: RuntimeError: workspace exploded",
         ]
     )
     results = pd.read_parquet(report / "results.parquet")
     failed = results[results["status"] == "error"]
     assert list(failed["variant"]) == ["current"]
     assert "workspace exploded" in failed["error"].iloc[0]
+    assert "RuntimeError: workspace exploded" in failed["traceback"].iloc[0]
+    assert list(results.loc[results["status"] == "ok", "variant"]) == ["policy"]  # still there
 
 
 def test_a_dead_endpoint_is_a_model_error_on_each_item(

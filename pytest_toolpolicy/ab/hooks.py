@@ -32,21 +32,19 @@ class ABHooks:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         ab = self.session
-        if ab.is_worker:
-            ab.close()
-            return
         ab.close()
-        if not ab.rows:
+        if ab.is_worker or not ab.rows:
             return
         from .report import finish
 
-        ab.summary, ab.gate_failed = finish(ab)
-        if ab.gate_failed and session.exitstatus == 0:
+        done = finish(ab)
+        ab.summary, ab.gate_failed, ab.write_error = done.lines, done.gate_failed, done.write_error
+        if (ab.gate_failed or ab.write_error) and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         ab = self.session
-        if ab.is_worker:
+        if ab.is_worker or ab.config.option.collectonly:  # nothing ran, by request
             return
         if not ab.rows:  # e.g. `pytest --toolpolicy=ab` over a directory without the A/B file
             terminalreporter.write_line(
@@ -58,5 +56,7 @@ class ABHooks:
         terminalreporter.write_sep("─", "toolpolicy decision")
         for line in ab.summary:
             terminalreporter.write_line(line)
+        if ab.write_error:
+            terminalreporter.write_line(f"toolpolicy: {ab.write_error}", red=True)
         if ab.gate_failed:
             terminalreporter.write_line(f"toolpolicy gate: FAILED — {ab.gate_failed}", red=True)

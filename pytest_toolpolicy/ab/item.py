@@ -53,12 +53,18 @@ def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajecto
     over the same state send different requests. A lock keeps concurrent sessions apart."""
     directory = harness.workdir / safe_name(spec.id)
     directory.mkdir(parents=True, exist_ok=True)
-    with open(directory.with_suffix(".lock"), "w") as lock:
+    with open(lock_path(directory), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             return _run_item(spec, harness, directory)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def lock_path(directory: Path) -> Path:
+    """The item's lock beside its directory. The whole name plus ``.lock``: an item id holds
+    dots (``policy-no:trigger.lint``), so ``with_suffix`` would give two gates one lock."""
+    return directory.parent / (directory.name + ".lock")
 
 
 def _run_item(

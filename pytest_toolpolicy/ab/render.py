@@ -84,6 +84,8 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
     reason = no_decision_reason(list(table.index))
     if reason:
         lines.append(reason)
+    elif str(table.loc["policy", "verdict"]).startswith("no decision"):
+        lines.append(str(table.loc["policy", "verdict"]))
     else:
         p = table.loc["policy"]
         ratios = f"cost {_num(p['cost_ratio'], '.2f')}\u00d7, tokens {_num(p['tokens_ratio'], '.2f')}\u00d7"
@@ -104,6 +106,24 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
             f"unmeasured items (harness fault or model error): {errors}; their instances are"
             " left out of every variant's measures, so all variants share one sample"
         )
+    return lines
+
+
+def failure_lines(results: pd.DataFrame, limit: int = 20) -> list[str]:
+    """What was not measured and why, one aligned line per item (the first ``limit``)."""
+    if not len(results) or "status" not in results:
+        return []
+    failed = results[results["status"] != "ok"]
+    if not len(failed):
+        return []
+    rows = [["item", "status", "error"]]
+    for _, r in failed.head(limit).iterrows():
+        error = str(r.get("error") or "").strip().splitlines() or [""]
+        reason = error[0] if len(error[0]) <= 160 else error[0][:159] + "\u2026"
+        rows.append([f"{r['instance_id']}-{r['variant']}", str(r["status"]), reason])
+    lines = [f"not measured: {len(failed)} of {len(results)} items", *_aligned(rows)]
+    if len(failed) > limit:
+        lines.append(f"... and {len(failed) - limit} more (results.parquet has them all)")
     return lines
 
 

@@ -3,39 +3,64 @@ whether the CI gate holds."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .. import jsonsafe
 from ..paths import write_atomic
+from .render import failure_lines
+from .results import escape_strings
 from .table import decision_table, render_text, write_report
 
 if TYPE_CHECKING:
     from .session import ABSession
 
+NOTHING_MEASURED = "no item was measured"
 
-def finish(ab: ABSession) -> tuple[list[str], str | None]:
-    """(summary lines, why the gate fails or None)."""
-    results = ab.results()
+
+@dataclass(frozen=True)
+class Finished:
+    lines: list[str]  # the terminal summary
+    gate_failed: str | None  # why the gate fails (only with --toolpolicy-gate)
+    write_error: str | None  # the report could not be written (the summary still shows it)
+
+
+def finish(ab: ABSession) -> Finished:
+    # Escaped once here, so the terminal, every file and the gate see the same valid text.
+    results = escape_strings(ab.results())
     meta = ab.meta()
     table = decision_table(results, meta)
-    paths = write_report(results, meta, ab.settings.report)
-    ids = [f"{r['instance_id']}-{r['variant']}" for _, r in results.iterrows()]
-    paths["trajectories"] = write_trajectories(ab.trajectories(ids), ab.settings.report)
     lines = render_text(table, meta).splitlines()
-    names = ", ".join(sorted(p.name for p in paths.values()))
-    lines.append(f"reports: {ab.settings.report}/ ({names})")
+    lines += failure_lines(results)
+    write_error = None
+    try:  # the table is already in hand: a full disk costs the files, never the summary
+        paths = write_report(results, meta, ab.settings.report)
+        ids = [f"{r['instance_id']}-{r['variant']}" for _, r in results.iterrows()]
+        paths["trajectories"] = write_trajectories(ab.trajectories(ids), ab.settings.report)
+    except OSError as exc:
+        write_error = f"could not write the report to {ab.settings.report}: {exc}"
+    else:
+        names = ", ".join(sorted(p.name for p in paths.values()))
+        lines.append(f"reports: {ab.settings.report}/ ({names})")
     if "resumed" in results and results["resumed"].fillna(False).astype(bool).any():
         lines.append(f"resumed: {int(results['resumed'].fillna(False).astype(bool).sum())} items")
-    return lines, gate_failure(table) if ab.settings.gate else None
+    all_failed = not (results["status"] == "ok").any()
+    gate = gate_failure(table, all_failed) if ab.settings.gate else None
+    return Finished(lines, gate, write_error)
 
 
-def gate_failure(table: pd.DataFrame) -> str | None:
+def gate_failure(table: pd.DataFrame, all_failed: bool = False) -> str | None:
     """None when the candidate wins; otherwise which criteria failed (or why none was decided)."""
     if "policy" not in table.index or "current" not in table.index:
         return "no decision: both arms must run (--toolpolicy=ab)"
+    if all_failed:
+        return f"{NOTHING_MEASURED}: every item was a harness fault or a model error"
+    if not table.loc[["policy", "current"], "n"].all():
+        # Items ran, but no instance has a measured item in both arms to compare.
+        return f"{NOTHING_MEASURED} in both arms of any instance (see the items not measured)"
     row = table.loc["policy"]
     verdict = str(row.get("verdict") or "")
     if verdict.startswith("ADOPT"):
@@ -44,5 +69,6 @@ def gate_failure(table: pd.DataFrame) -> str | None:
 
 
 def write_trajectories(trajectories: list[dict[str, Any]], directory: Path) -> Path:
-    lines = "".join(json.dumps(t, ensure_ascii=False, default=str) + "\n" for t in trajectories)
-    return write_atomic(Path(directory) / "trajectories.jsonl", lambda p: p.write_text(lines))
+    lines = "".join(jsonsafe.dumps(t) + "\n" for t in trajectories)
+    path = Path(directory) / "trajectories.jsonl"
+    return write_atomic(path, lambda p: p.write_text(lines, encoding="utf-8"))

@@ -5,7 +5,9 @@ decision table, the notebook) reads only these columns, so this file is the cont
 runner that produces rows and the pure functions that judge them.
 
 Harness faults (``status == "error"``) are kept as rows so they are counted and reported, but
-they are excluded from every measure: a crashed harness says nothing about the arm.
+they are excluded from every measure: a crashed harness says nothing about the arm. Such a row
+may carry only its identity, ``status`` and ``error`` (``results.conform`` gives a frame every
+column), and every text cell is valid UTF-8 (a lone surrogate is stored as its escape).
 
 The counterfactual reruns (``cf_*``) that decide which calls were necessary spend money and
 tokens of their own; that spend is reported apart and never enters the five measures.
@@ -24,7 +26,7 @@ COLUMNS: dict[str, str] = {
     "tests_visible": "bool — the FAIL_TO_PASS tests were visible to the agent",
     "sandbox": "str — the sandbox mode the tools ran under",
     "status": 'str — "ok", or "error": a harness fault or a model error (not measured)',
-    "error": "str or None — why the item was not measured",
+    "error": 'str or None — why the item was not measured ("harness fault: ...", "model error: ...")',
     "resolved": "bool — the graded FAIL_TO_PASS and PASS_TO_PASS tests pass",
     "outcome": "str — how the loop ended: stop, ask_user, budget_exhausted, model_error",
     "underspecified": "bool — the instance is genuinely under-specified (gold label)",

@@ -4,6 +4,12 @@ One object per process. On an xdist worker it runs items; on the controller (or 
 session) it collects each item's row from the test report and, at the end, builds the decision
 table. A row travels in the report's ``user_properties`` and is kept by item id, so it is
 aggregated exactly once however the items were distributed.
+
+No finished result is lost: a row is handed to the report before its record is saved (a full
+or read-only disk fails the item, and the row still reaches the table, its record with it),
+and a session deletes nothing on start, so ``-k``, ``--collect-only`` or a rerun leave every
+other item's record as it was. The report is built from this session's rows alone (plus the
+resumed ones); the ``attempt`` id in a row and its record ties the two together.
 """
 
 from __future__ import annotations
@@ -11,12 +17,14 @@ from __future__ import annotations
 import json
 import tempfile
 import traceback
+import uuid
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pandas as pd
 import pytest
 
+from .. import jsonsafe
 from ..bench.gold import GOLD_DIR
 from ..bench.load import DatasetError, LoadResult, load_instances
 from ..models.base import Model
@@ -26,11 +34,14 @@ from ..primitives.sandbox import Sandbox, SandboxUnavailable
 from ..types import Trajectory
 from .item import Harness, run_item
 from .memo import ExecutionMemo
+from .results import results_frame
 from .row import ItemSpec, error_row
 from .settings import Settings
-from .store import ItemStore
+from .store import ItemStore, ReportDirError, ReportDirTaken, claim, prepare
 
 ROW_PROPERTY = "toolpolicy_row"
+# A finished item's whole record, sent only when the worker could not save it to disk.
+RECORD_PROPERTY = "toolpolicy_record"
 
 
 class ABSession:
@@ -41,19 +52,51 @@ class ABSession:
         self.store = ItemStore(settings.report)
         self.candidate = PolicyConfig.from_env(max_turns=settings.max_turns)
         self.rows: dict[str, dict[str, Any]] = {}
+        self.attempts: dict[str, str | None] = {}  # item id -> the attempt its row came from
+        self.shipped: dict[str, dict[str, Any]] = {}  # records a worker could not save
         self.summary: list[str] = []
         self.gate_failed: str | None = None
+        self.write_error: str | None = None
+        self.row_meta = {
+            "seed": settings.seed,
+            "dataset": settings.dataset,
+            "model": settings.model,
+        }
         self._loaded: LoadResult | None = None
         self._harness: Harness | None = None
         self._sandbox: Sandbox | None = None
         self._workdir: Path | None = None
-        if not self.is_worker:
-            settings.report.mkdir(parents=True, exist_ok=True)
-            self.store.sweep()
-            if not settings.resume:  # a fresh run: nothing of an earlier one is reused
-                self.store.clear()
-                for name in ("memo.sqlite", "memo.sqlite-wal", "memo.sqlite-shm"):
-                    (settings.report / name).unlink(missing_ok=True)
+        self._lock: IO[str] | None = None
+
+    def open(self) -> None:
+        """The controller's hold on the report directory, at configure: created, writable and
+        this session's alone, or a usage error. No result is removed: an earlier session's items
+        stay until the same item runs again (only the execution memo, a cache, starts afresh
+        without ``--toolpolicy-resume``). ``--collect-only`` touches nothing on disk."""
+        if self.is_worker or self.config.option.collectonly:
+            return
+        report = self.settings.report
+        try:
+            prepare(report)
+            self._lock = claim(report)
+        except ReportDirTaken as exc:  # two sessions would overwrite each other's items
+            raise pytest.UsageError(
+                f"--toolpolicy-report {report}: {exc}; wait for it to finish, or give this"
+                " session a report directory of its own with --toolpolicy-report DIR"
+            ) from None
+        except ReportDirError as exc:
+            raise pytest.UsageError(f"--toolpolicy-report {report}: {exc}") from None
+        self.store.sweep()  # safe now: no other session writes here
+        if not self.settings.resume:
+            # The memo is a cache, not a result: a fresh run re-executes what it measures, so
+            # its counts of tool executions are its own (two runs print the same table).
+            for name in ("memo.sqlite", "memo.sqlite-wal", "memo.sqlite-shm"):
+                (report / name).unlink(missing_ok=True)
+
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     # -- what to run ------------------------------------------------------------------------
 
@@ -97,28 +140,56 @@ class ABSession:
     def run(self, spec: ItemSpec, node: pytest.Item) -> dict[str, Any]:
         if self.settings.resume and (record := self.store.load(spec.id)) is not None:
             row = {**record["row"], "resumed": True}
-            node.user_properties.append((ROW_PROPERTY, json.dumps(row, default=str)))
+            self._ship(node, row, record.get("attempt"))
             return row
-        harness = self.harness()
-        try:
-            row, trajectory = run_item(spec, harness)
-        except Exception as exc:  # a harness fault: recorded, and the item fails with it
-            reason = f"{type(exc).__name__}: {exc}"
-            row = error_row(spec, harness.meta, reason)
-            row["traceback"] = traceback.format_exc(limit=8)
-            self._finish(spec, node, row, None)
-            pytest.fail(f"harness fault in {spec.id}: {reason}", pytrace=False)
-        if row["status"] != "ok":  # a model error: nothing was measured
-            self._finish(spec, node, row, trajectory)
-            pytest.fail(f"{spec.id}: {row['error']}", pytrace=False)
-        self._finish(spec, node, row, trajectory)
+        row, trajectory, failure = self._measure(spec)
+        row, problems = self._finish(spec, node, row, trajectory)
+        problems = [p for p in (failure, *problems) if p]
+        if problems:  # the row is with the controller already: failing loses nothing
+            pytest.fail(jsonsafe.escape("; ".join(problems)), pytrace=False)
         return row
+
+    def _measure(self, spec: ItemSpec) -> tuple[dict[str, Any], Trajectory | None, str | None]:
+        """(row, trajectory, why the item fails). A harness fault, ``HarnessFault`` from a tool
+        included, is the item's: recorded with its traceback, and the session goes on."""
+        try:
+            row, trajectory = run_item(spec, self.harness())
+        except Exception as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            row = error_row(spec, self.row_meta, f"harness fault: {reason}")
+            row["traceback"] = traceback.format_exc(limit=-12)
+            return row, None, f"harness fault in {spec.id}: {reason}"
+        if row["status"] != "ok":  # a model error: nothing was measured
+            return row, trajectory, f"{spec.id}: {row['error']}"
+        return row, trajectory, None
 
     def _finish(
         self, spec: ItemSpec, node: pytest.Item, row: dict[str, Any], trajectory: Trajectory | None
-    ) -> None:
-        self.store.save(spec.id, row, trajectory)
-        node.user_properties.append((ROW_PROPERTY, json.dumps(row, default=str)))
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Ship the row to the controller, then save the record. (row as shipped, problems)."""
+        attempt = uuid.uuid4().hex
+        problems: list[str] = []
+        try:
+            text = self.store.encode(spec.id, row, trajectory, attempt)
+        except Exception as exc:  # beyond even jsonsafe: nothing of it can be kept or measured
+            reason = f"its result could not be serialized: {type(exc).__name__}: {exc}"
+            row = error_row(spec, self.row_meta, reason)
+            text = self.store.encode(spec.id, row, None, attempt)
+            problems.append(f"{spec.id}: {reason}")
+        # Before the save: a disk that is full or read-only costs the file, never the row.
+        self._ship(node, row, attempt)
+        try:
+            self.store.write(spec.id, text)
+        except OSError as exc:
+            node.user_properties.append((RECORD_PROPERTY, text))  # the trajectory, by report
+            path = self.store.path(spec.id)
+            problems.append(f"{spec.id}: could not save its result to {path}: {exc}")
+        return row, problems
+
+    def _ship(self, node: pytest.Item, row: dict[str, Any], attempt: str | None) -> None:
+        node.user_properties.append(
+            (ROW_PROPERTY, jsonsafe.dumps({"row": row, "attempt": attempt}))
+        )
 
     def harness(self) -> Harness:
         if self._harness is None:
@@ -136,7 +207,7 @@ class ABSession:
                 tests_visible=settings.tests_visible,
                 config=self.candidate,
                 gold_dir=GOLD_DIR,
-                meta={"seed": settings.seed, "dataset": settings.dataset, "model": settings.model},
+                meta=self.row_meta,
             )
         return self._harness
 
@@ -149,13 +220,21 @@ class ABSession:
     def collect(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == ROW_PROPERTY:
-                row = json.loads(value)
-                self.rows[f"{row['instance_id']}-{row['variant']}"] = row
+                shipped = json.loads(value)
+                row = shipped["row"]
+                item_id = f"{row['instance_id']}-{row['variant']}"
+                self.rows[item_id] = row
+                self.attempts[item_id] = shipped.get("attempt")
+            elif name == RECORD_PROPERTY:
+                record = json.loads(value)
+                self.shipped[record["item"]] = record
 
     def results(self) -> pd.DataFrame:
+        """This session's rows (resumed ones included), in item order: never an earlier
+        session's leftovers from the report directory."""
         order = {spec.id: n for n, spec in enumerate(self.specs())}
         rows = sorted(self.rows.items(), key=lambda kv: order.get(kv[0], len(order)))
-        return pd.DataFrame([row for _, row in rows])
+        return results_frame(row for _, row in rows)
 
     def meta(self) -> dict[str, Any]:
         loaded = self.loaded()
@@ -179,11 +258,12 @@ class ABSession:
         }
 
     def trajectories(self, ids: list[str]) -> list[dict[str, Any]]:
+        """The trajectories of these items' rows: the record written by the same attempt (a
+        file an earlier session left, or one whose save failed, is not this row's)."""
         out = []
         for item_id in ids:
-            try:
-                record = json.loads(self.store.path(item_id).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            record = self.shipped.get(item_id) or self.store.read(item_id)
+            if record is None or record.get("attempt") != self.attempts.get(item_id):
                 continue
             if record.get("trajectory"):
                 out.append(record["trajectory"])

@@ -7,11 +7,13 @@ specific message (the plugin turns it into ``pytest.UsageError``) before anythin
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import limits
+from ..models.spec import validate_model_spec
 from ..paths import safe_name
 from ..policy.config import GATES
 from .schema import FIRST_ABLATIONS
@@ -19,6 +21,7 @@ from .schema import FIRST_ABLATIONS
 MODES = ("current", "policy", "ab")
 CACHE_MODES = ("off", "record", "replay")
 SANDBOX_MODES = ("auto", "require", "degraded")
+BARE = ""  # the value of a bare --toolpolicy (argparse's const)
 
 
 class SettingsError(ValueError):
@@ -54,14 +57,27 @@ def ablation_order(gates: tuple[str, ...]) -> tuple[str, ...]:
     return first + tuple(g for g in GATES if g in gates and g not in first)
 
 
-def settings_from(get: Callable[[str], Any], env: dict[str, str] | None = None) -> Settings | None:
-    """``get(name)`` returns an option's value (None when not given). None: the A/B is off."""
+def settings_from(
+    get: Callable[[str], Any], env: Mapping[str, str] | None = None
+) -> Settings | None:
+    """``get(name)`` returns an option's value (None when not given; ``BARE`` for a bare
+    ``--toolpolicy``). None: the A/B is off. Only the option (or its ini key) turns it on:
+    ``TOOL_POLICY`` in the environment alone never does, so an unrelated project's pytest run
+    stays an ordinary one."""
     env = os.environ if env is None else env
-    mode = get("toolpolicy") or env.get("TOOL_POLICY") or None
-    if mode is None or mode == "off":
+    mode = get("toolpolicy")
+    if mode == BARE:
+        mode = _flag_arm(env)
+    elif not mode or mode == "off":
         return None
     if mode not in MODES:
-        raise SettingsError(f"--toolpolicy must be one of {', '.join(MODES)}, got {mode!r}")
+        hint = (
+            " (a bare --toolpolicy takes the next argument as its value: write"
+            " --toolpolicy=ab, or put the paths first)"
+            if os.path.exists(str(mode))
+            else ""
+        )
+        raise SettingsError(f"--toolpolicy must be one of {', '.join(MODES)}, got {mode!r}{hint}")
     sample = _positive(get("toolpolicy_sample"), "--toolpolicy-sample")
     max_turns = _positive(get("toolpolicy_max_turns"), "--toolpolicy-max-turns") or 30
     seed = _integer(get("toolpolicy_seed"), "--toolpolicy-seed") or 0
@@ -82,6 +98,10 @@ def settings_from(get: Callable[[str], Any], env: dict[str, str] | None = None) 
     if repos and not Path(repos).is_dir():
         raise SettingsError(f"--toolpolicy-repos: not a directory: {repos}")
     model = get("toolpolicy_model") or "sim"
+    try:  # a missing scripted:/sim: file is one usage error, not a failure on every item
+        validate_model_spec(model)
+    except ValueError as exc:
+        raise SettingsError(f"--toolpolicy-model {model}: {exc}") from None
     dataset = get("toolpolicy_dataset") or "bundled"
     report = get("toolpolicy_report")
     cache_file = get("toolpolicy_cache_file")
@@ -103,6 +123,36 @@ def settings_from(get: Callable[[str], Any], env: dict[str, str] | None = None) 
         tests_visible=not get("toolpolicy_hide_tests"),
         sandbox=sandbox,
     )
+
+
+def limits_from(get: Callable[[str], Any], env: Mapping[str, str] | None = None) -> str | None:
+    """``--toolpolicy-limits NAME=VALUE,...`` over ``TOOLPOLICY_LIMITS``, as the full text to
+    export (None when not given): the sandbox, the models and every worker read the variable."""
+    text = get("toolpolicy_limits")
+    if not text:
+        return None
+    env = os.environ if env is None else env
+    try:
+        base = limits.parse_limits(env.get(limits.ENV))
+    except limits.LimitsError as exc:
+        raise SettingsError(f"{limits.ENV}: {exc}") from None
+    try:
+        return limits.parse_limits(str(text), base).text()
+    except limits.LimitsError as exc:
+        raise SettingsError(f"--toolpolicy-limits: {exc}") from None
+
+
+def _flag_arm(env: Mapping[str, str]) -> str:
+    """A bare ``--toolpolicy``: the arm the spec's flag ``TOOL_POLICY`` names, else both."""
+    arm = env.get("TOOL_POLICY", "").strip()
+    if not arm:
+        return "ab"
+    if arm not in ("policy", "current"):
+        raise SettingsError(
+            f"TOOL_POLICY must be policy or current (a bare --toolpolicy runs the arm it"
+            f" names), got {arm!r}; or give --toolpolicy=current|policy|ab"
+        )
+    return arm
 
 
 def _gates(value: Any) -> tuple[str, ...]:

@@ -1,18 +1,37 @@
-"""Each finished item's row and trajectory, written atomically the moment it finishes.
+"""The report directory on disk: each finished item's record, and the session that owns it.
 
 One file per item (``items/<item id>.json``): written to a temporary name in the same directory
 and renamed, so a session killed at any point leaves every finished item whole and none half
-written. ``--toolpolicy-resume`` reads them back and skips those items.
+written. Nothing is ever deleted at the start of a session: an item's file is replaced only when
+that item runs again, so ``-k``, ``--collect-only`` or a second look at the same directory never
+lose a finished result. ``--toolpolicy-resume`` reads the records back and skips those items.
+
+Each record carries the ``attempt`` that wrote it, so the controller takes from disk only what
+this session wrote (a record left by an earlier session is never mistaken for this one's).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from .. import jsonsafe
 from ..paths import safe_name, write_atomic
 from ..types import Trajectory
+
+LOCK_NAME = "session.lock"
+
+
+class ReportDirError(Exception):
+    """The report directory cannot be used: it cannot be created or written."""
+
+
+class ReportDirTaken(ReportDirError):
+    """Another live session holds the report directory."""
 
 
 class ItemStore:
@@ -22,33 +41,98 @@ class ItemStore:
     def path(self, item_id: str) -> Path:
         return self.directory / f"{safe_name(item_id, keep=':')}.json"
 
-    def save(self, item_id: str, row: dict[str, Any], trajectory: Trajectory | None) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
+    def encode(
+        self,
+        item_id: str,
+        row: dict[str, Any],
+        trajectory: Trajectory | None,
+        attempt: str | None = None,
+    ) -> str:
+        """The record's text; raises only if even ``jsonsafe`` cannot write it."""
         record = {
             "item": item_id,
+            "attempt": attempt,
             "row": row,
             "trajectory": trajectory.to_dict() if trajectory else None,
         }
-        text = json.dumps(record, ensure_ascii=False, default=str, allow_nan=True)
-        write_atomic(self.path(item_id), lambda p: p.write_text(text, encoding="utf-8"))
+        return jsonsafe.dumps(record, allow_nan=True)
 
-    def load(self, item_id: str) -> dict[str, Any] | None:
-        """A finished item's record, or None (missing, unreadable, or a harness fault to retry)."""
+    def write(self, item_id: str, text: str) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        return write_atomic(self.path(item_id), lambda p: p.write_text(text, encoding="utf-8"))
+
+    def save(
+        self,
+        item_id: str,
+        row: dict[str, Any],
+        trajectory: Trajectory | None,
+        attempt: str | None = None,
+    ) -> Path:
+        return self.write(item_id, self.encode(item_id, row, trajectory, attempt))
+
+    def read(self, item_id: str) -> dict[str, Any] | None:
+        """The record as written, whatever its status; None when missing or unreadable."""
         try:
             record = json.loads(self.path(item_id).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if record.get("row", {}).get("status") != "ok":
+        return record if isinstance(record, dict) else None
+
+    def load(self, item_id: str) -> dict[str, Any] | None:
+        """A finished item's record, or None (missing, unreadable, or a harness fault to retry)."""
+        record = self.read(item_id)
+        if record is None or (record.get("row") or {}).get("status") != "ok":
             return None
         return record
 
     def clear(self) -> None:
+        """Remove every item's record (for tests and users; a session never calls it)."""
         if self.directory.is_dir():
             for path in self.directory.glob("*.json"):  # pathlib's * matches dotfiles too
                 path.unlink()
 
     def sweep(self) -> None:
-        """Drop what a write cut short by a crash left (never a finished item)."""
+        """Drop what a write cut short by a crash left (never a finished item). Only the
+        session holding the directory's lock may call it: another's writes are in flight."""
         if self.directory.is_dir():
             for path in self.directory.glob(".tmp-*"):
                 path.unlink(missing_ok=True)
+
+
+def prepare(directory: Path) -> None:
+    """Create the report directory and prove it writable, or raise ``ReportDirError`` naming
+    the path and the OS's reason (so it is a usage error before anything runs, not a lost item)."""
+    items = directory / "items"
+    try:
+        items.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=items, prefix=".tmp-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        where = exc.filename or items
+        raise ReportDirError(f"cannot write to {where}: {exc.strerror or exc}") from None
+
+
+def claim(directory: Path) -> IO[str]:
+    """Hold the report directory for this session: an exclusive, non-blocking lock on
+    ``session.lock`` with the holder's pid in it. The lock ends with the process (a killed
+    session leaves nothing to clean up); close the returned file to release it earlier."""
+    path = directory / LOCK_NAME
+    try:
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the session
+    except OSError as exc:
+        raise ReportDirError(f"cannot write to {path}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise ReportDirTaken(
+            f"another session (pid {holder}) is using the report directory {directory}"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle

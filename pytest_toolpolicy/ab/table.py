@@ -14,12 +14,14 @@ from typing import Any
 
 import pandas as pd
 
+from .. import jsonsafe
 from ..paths import write_atomic
 from .ablation import ablate, no_change_flags
 from .decision import decide, no_decision_reason
 from .measures import MEASURES, measures
 from .paired import paired
 from .render import render_html, render_markdown, render_text
+from .results import conform, escape_strings
 from .schema import gate_of
 
 __all__ = ["decision_table", "meta_from", "render_markdown", "render_text", "write_report"]
@@ -41,6 +43,10 @@ def _judge(variant: str, m: pd.DataFrame) -> dict[str, Any]:
         reason = no_decision_reason(list(m.index)) or f"no verdict: the {ref} arm was not run"
         return {**out, "verdict": reason}
     row, base = m.loc[variant], m.loc[ref]
+    unmeasured = [v for v in (variant, ref) if not m.loc[v, "n"]]
+    if unmeasured:  # every item failed: the rules would only report unknowns
+        who = "" if len(unmeasured) == 2 else f" {unmeasured[0]}"
+        return {**out, "verdict": f"no decision: no{who} item was measured"}
     for name in MEASURES:
         out[f"d_{name}"] = row[name] - base[name]
     for name in ("cost", "tokens"):
@@ -78,7 +84,9 @@ def decision_table(results: pd.DataFrame, meta: dict[str, Any] | None = None) ->
     """One row per variant: current, policy, then the ablations (spec §9's order).
 
     ``meta`` is accepted for symmetry with the renderers; the table depends on ``results`` only.
+    A frame that lacks schema columns (only error rows, say) is read as having them empty.
     """
+    results = conform(results)
     m = measures(results)
     extra = []
     for variant in m.index:
@@ -125,10 +133,11 @@ def write_report(results: pd.DataFrame, meta: dict[str, Any], directory: Path) -
     """Write decision.md, decision.csv, decision.html and results.parquet into ``directory``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    # JSON-plain, as parquet metadata must be (a numpy int or a Path would not serialize).
-    meta = json.loads(json.dumps({**meta, "report_dir": str(directory)}, default=_plain))
-    table = decision_table(results, meta)
-    stored = results.copy()
+    # JSON-plain, as parquet metadata must be (a numpy int or a Path would not serialize), and
+    # valid UTF-8, as every file here must be (pyarrow refuses a lone surrogate outright).
+    meta = json.loads(jsonsafe.dumps({**meta, "report_dir": str(directory)}, default=_plain))
+    stored = escape_strings(conform(results))
+    table = decision_table(stored, meta)
     # pandas keeps attrs in the parquet metadata, so the notebook renders the same header.
     stored.attrs["toolpolicy_meta"] = meta
     writers: dict[str, Callable[[Path], None]] = {

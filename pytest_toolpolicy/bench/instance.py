@@ -114,6 +114,9 @@ class _Fields:
             raise self.error(field, f"not a string ({type(value).__name__} {_show(value)})")
         if not value and not empty_ok:
             raise self.error(field, "empty")
+        if not _is_unicode(value):
+            # It could not be written to the workspace, a prompt or a report.
+            raise self.error(field, "not valid Unicode text (a lone surrogate)")
         if value and pattern and not pattern.fullmatch(value):
             raise self.error(field, f"malformed ({_show(value)})")
         return value
@@ -138,10 +141,18 @@ class _Fields:
             if not isinstance(decoded, list):
                 raise self.error(field, f"not a JSON list of test ids ({_show(value)})")
         if not isinstance(decoded, (list, tuple)) or not all(
-            isinstance(t, str) and t.strip() for t in decoded
+            isinstance(t, str) and t.strip() and _is_unicode(t) for t in decoded
         ):
             raise self.error(field, f"not a list of test ids ({_show(value)})")
         return tuple(decoded)
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _show(value: object, limit: int = 60) -> str:

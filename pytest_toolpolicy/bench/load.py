@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +13,8 @@ from typing import Any
 
 import pytest_toolpolicy
 
-from ..paths import cache_dir
+from .. import jsonsafe
+from ..paths import cache_dir, write_atomic
 from .instance import Instance, InstanceError, instance_from_row
 
 BUNDLED_DIR = Path(pytest_toolpolicy.__file__).parent.parent / "evals" / "instances"
@@ -21,6 +24,13 @@ USAGE = (
     "'bundled', 'bundled:<dir>', a local .jsonl/.json/.parquet file, "
     "or a hub id like princeton-nlp/SWE-bench_Verified[:split]"
 )
+
+_BOM = b"\xef\xbb\xbf"
+_ID_IN_LINE = re.compile(rb'"instance_id"\s*:\s*"([A-Za-z0-9][\w.\-]*)"')
+# A \uD800-\uDFFF escape: json.loads reads a lone one, datasets refuses the file for it.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number"}
+_JSON_KINDS |= {bool: "a boolean", type(None): "null"}
 
 # (label for errors when the id is unusable, raw row, bundled instance dir); or an error.
 Row = tuple[str, dict[str, Any], Path | None]
@@ -95,6 +105,9 @@ def _rows(source: str) -> Iterator[Row | InstanceError]:
         yield from _bundled_rows(Path(source.partition(":")[2] or BUNDLED_DIR))
         return
     suffix = Path(source).suffix.lower()
+    if suffix == ".jsonl":
+        yield from _jsonl_rows(Path(source), source)
+        return
     if suffix in LOCAL_BUILDERS:
         rows = _local_rows(Path(source), LOCAL_BUILDERS[suffix])
     elif source.count("/") == 1 and not source.startswith(("/", ".")):
@@ -131,9 +144,102 @@ def _bundled_rows(root: Path) -> Iterator[Row | InstanceError]:
             yield name, row, directory
 
 
-def _local_rows(path: Path, builder: str) -> list[dict[str, Any]]:
+def _jsonl_rows(path: Path, source: str) -> Iterator[Row | InstanceError]:
+    """The rows of a JSON-lines file, still read by ``datasets``; a line that is not a JSON
+    object is an error naming its line, in line order with the rows, and ``datasets`` is handed
+    a copy without it (``datasets`` fails the whole file for one bad line)."""
     if not path.is_file():
         raise DatasetError(f"dataset file {path} does not exist")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise DatasetError(f"cannot read {path}: {error}") from error
+    good, bad = _scan_jsonl(data, source)
+    if not good:
+        if not bad:
+            raise DatasetError(f"dataset file {path} is empty")
+        shown = "; ".join(str(e) for _, e in bad[:3]) + ("; ..." if len(bad) > 3 else "")
+        raise DatasetError(f"dataset file {path} has no readable row ({len(bad)} bad): {shown}")
+    if bad or data.startswith(_BOM):
+        rows = _local_rows(_cleaned_copy(data, [line for _, line in good]), "json", shown=path)
+    else:
+        rows = _local_rows(path, "json")
+    numbers = [number for number, _ in good]
+    if len(rows) != len(numbers):  # never seen; then rows are named by position, as for .json
+        numbers = list(range(1, len(rows) + 1))
+    labelled: list[tuple[int, Row | InstanceError]] = [
+        (number, (f"<line {number} of {source}>", row, None))
+        for number, row in zip(numbers, rows, strict=True)
+    ]
+    for _, item in sorted([*labelled, *bad], key=lambda pair: pair[0]):
+        yield item
+
+
+def _scan_jsonl(
+    data: bytes, source: str
+) -> tuple[list[tuple[int, bytes]], list[tuple[int, InstanceError]]]:
+    """The lines holding a JSON object (BOM dropped) and an error for each other non-blank
+    line, each with its number. Split on "\n" only, as ``datasets`` does: a U+2028 inside a
+    string is no line break."""
+    good: list[tuple[int, bytes]] = []
+    bad: list[tuple[int, InstanceError]] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if number == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+        if not raw.strip():
+            continue
+        field, problem = _line_problem(raw)
+        if not problem:
+            good.append((number, raw))
+            continue
+        # The id, when the broken line still shows one, lets --ids and `toolpolicy run
+        # --instance` report this line instead of "no such instance".
+        found = _ID_IN_LINE.search(raw)
+        if found:
+            name, problem = found.group(1).decode(), f"line {number} of {source}: {problem}"
+        else:
+            name = f"<line {number} of {source}>"
+        bad.append((number, InstanceError(name, field, problem)))
+    return good, bad
+
+
+def _line_problem(raw: bytes) -> tuple[str, str]:
+    """``(field, problem)``; the problem is empty for a good line."""
+    try:
+        row = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        return "row", f"not UTF-8 text (byte {error.start + 1})"
+    except json.JSONDecodeError as error:
+        return "row", f"not valid JSON ({error.msg} at column {error.colno})"
+    except RecursionError:
+        return "row", "not readable: nested too deep"
+    if not isinstance(row, dict):
+        return "row", f"not a JSON object but {_JSON_KINDS.get(type(row), type(row).__name__)}"
+    if _SURROGATE_ESCAPE.search(raw):  # cheap test first: most lines have no such escape
+        for key, value in row.items():
+            try:
+                json.dumps([key, value], ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                return jsonsafe.escape(key), "a lone surrogate escape: not valid Unicode text"
+            except RecursionError:
+                return "row", "not readable: nested too deep"
+    return "row", ""
+
+
+def _cleaned_copy(data: bytes, lines: list[bytes]) -> Path:
+    """The good lines as a file of their own, named by the original's content: loading the same
+    file again finds it, and ``datasets`` its cached table, instead of writing both anew."""
+    path = Path(_cache_dir()) / "cleaned" / f"{hashlib.sha256(data).hexdigest()[:32]}.jsonl"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, lambda tmp: tmp.write_bytes(b"\n".join(lines) + b"\n"))
+    return path
+
+
+def _local_rows(path: Path, builder: str, *, shown: Path | None = None) -> list[dict[str, Any]]:
+    shown = shown or path
+    if not path.is_file():
+        raise DatasetError(f"dataset file {shown} does not exist")
     import datasets  # deferred: importing it costs about a second
 
     try:
@@ -142,7 +248,7 @@ def _local_rows(path: Path, builder: str) -> list[dict[str, Any]]:
         )
     # datasets surfaces a malformed file as many exception types (even StopIteration).
     except Exception as error:
-        raise DatasetError(f"cannot read {path}: {type(error).__name__}: {error}") from error
+        raise DatasetError(f"cannot read {shown}: {type(error).__name__}: {error}") from error
     return data.to_list()
 
 

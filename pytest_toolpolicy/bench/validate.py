@@ -79,6 +79,10 @@ def validate(
     timeout: float = 300.0,
 ) -> list[ValidationRow]:
     """Rows in the order of ``instances``; an unexpected exception in one becomes its row."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    if not 0 < timeout < float("inf"):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
 
     def one(instance: Instance) -> ValidationRow:
         start = time.monotonic()
@@ -89,7 +93,7 @@ def validate(
         except Exception as exc:  # a harness fault in one instance must not sink the rest
             return _row(instance, "?", "?", False, f"{type(exc).__name__}: {exc}", start)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(one, instances))
 
 

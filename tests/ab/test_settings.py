@@ -9,11 +9,14 @@ from typing import Any
 import pytest
 
 from pytest_toolpolicy.ab.settings import (
+    BARE,
     FIRST_ABLATIONS,
     Settings,
     SettingsError,
+    limits_from,
     settings_from,
 )
+from pytest_toolpolicy.limits import ENV, parse_limits
 from pytest_toolpolicy.policy.config import GATES
 
 
@@ -33,11 +36,28 @@ def test_off_when_nothing_is_given() -> None:
     assert settings_from(getter(), {"TOOL_POLICY": "off"}) is None
 
 
-def test_env_turns_it_on_and_the_command_line_wins() -> None:
-    from_env = settings({"TOOL_POLICY": "policy"})
-    assert from_env.mode == "policy" and from_env.arms == ("policy",)
+@pytest.mark.parametrize("arm", ["policy", "current"])
+def test_the_environment_alone_never_turns_it_on(arm: str) -> None:
+    assert settings_from(getter(), {"TOOL_POLICY": arm}) is None
+
+
+def test_a_bare_option_runs_the_arm_the_flag_names_else_both() -> None:
+    assert settings({"TOOL_POLICY": "policy"}, toolpolicy=BARE).arms == ("policy",)
+    assert settings({"TOOL_POLICY": "current"}, toolpolicy=BARE).arms == ("current",)
+    assert settings({}, toolpolicy=BARE).arms == ("current", "policy")
+    assert settings({"TOOL_POLICY": ""}, toolpolicy=BARE).mode == "ab"
+    with pytest.raises(SettingsError, match="^TOOL_POLICY must be policy or current"):
+        settings_from(getter(toolpolicy=BARE), {"TOOL_POLICY": "both"})
+
+
+def test_a_value_names_the_mode_whatever_the_flag_says() -> None:
     both = settings({"TOOL_POLICY": "policy"}, toolpolicy="ab")
     assert both.mode == "ab" and both.arms == ("current", "policy")
+
+
+def test_a_path_taken_as_the_mode_says_how_to_write_it(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="write --toolpolicy=ab, or put the paths first"):
+        settings_from(getter(toolpolicy=str(tmp_path)), {})
 
 
 def test_defaults() -> None:
@@ -79,6 +99,11 @@ def test_values_are_converted(tmp_path: Path) -> None:
         ({"toolpolicy_sample": "x"}, "--toolpolicy-sample"),
         ({"toolpolicy_seed": "x"}, "--toolpolicy-seed"),
         ({"toolpolicy_max_turns": 0}, "--toolpolicy-max-turns"),
+        ({"toolpolicy_max_turns": -5}, "--toolpolicy-max-turns"),
+        ({"toolpolicy_max_turns": "1.5"}, "--toolpolicy-max-turns"),
+        ({"toolpolicy_model": "gpt-4o"}, "--toolpolicy-model gpt-4o: unknown model spec"),
+        ({"toolpolicy_model": "scripted:/no/such.jsonl"}, "--toolpolicy-model scripted:/no/"),
+        ({"toolpolicy_model": "sim:/no/such.toml"}, "--toolpolicy-model sim:/no/such.toml: "),
         ({"toolpolicy_cache": "bogus"}, "--toolpolicy-cache"),
         ({"toolpolicy_ablate": "trust.schema,nope"}, "--toolpolicy-ablate: unknown gate nope"),
         ({"toolpolicy": "current", "toolpolicy_ablate": "serialize"}, "--toolpolicy-ablate"),
@@ -125,3 +150,27 @@ def test_default_report_dir_is_deterministic_and_names_the_run() -> None:
     }
     assert len(others) == 4 and base not in others
     assert report(toolpolicy_model="openai:gpt 4o").name == "openai_gpt_4o-bundled-seed0"
+
+
+def test_limits_are_parsed_over_the_environment_and_given_whole() -> None:
+    assert limits_from(getter(), {}) is None
+    text = limits_from(getter(toolpolicy_limits="read_mb=2"), {ENV: "search_s=5"})
+    assert text is not None
+    got = parse_limits(text)
+    assert (got.read_mb, got.search_s, got.snapshot_s) == (2, 5, parse_limits("").snapshot_s)
+
+
+@pytest.mark.parametrize(
+    ("given", "env", "named"),
+    [
+        ("read_mb=0", {}, "--toolpolicy-limits: limit read_mb must be a positive"),
+        ("read_mb=-1", {}, "--toolpolicy-limits: limit read_mb must be a positive"),
+        ("read_mb=lots", {}, "--toolpolicy-limits: limit read_mb must be a number"),
+        ("speed=3", {}, "--toolpolicy-limits: unknown limit 'speed=3'"),
+        ("read_mb=2", {ENV: "bogus"}, f"{ENV}: unknown limit"),
+    ],
+)
+def test_bad_limits_name_the_option(given: str, env: dict[str, str], named: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        limits_from(getter(toolpolicy_limits=given), env)
+    assert str(caught.value).startswith(named)

@@ -3,7 +3,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pytest_toolpolicy.ab.render import SIM_DISCLAIMER
+from pytest_toolpolicy.ab.render import SIM_DISCLAIMER, failure_lines
+from pytest_toolpolicy.ab.report import gate_failure
+from pytest_toolpolicy.ab.results import results_frame
 from pytest_toolpolicy.ab.table import (
     decision_table,
     meta_from,
@@ -143,3 +145,66 @@ def test_meta_and_table_tolerate_sparse_error_rows() -> None:
     t = decision_table(df)
     assert t.loc["current", "n"] == 0 and t.loc["current", "n_errors"] == 1
     assert "unmeasured items (harness fault or model error): 1;" in render_text(t, meta)
+
+
+def _sparse_errors(variants: tuple[str, ...], n: int = 2, error: str = "boom") -> list[dict]:
+    """Error rows as a session records them: their identity and the reason, nothing measured."""
+    return [
+        {
+            "instance_id": f"i-{i}",
+            "arm": "current" if v == "current" else "policy",
+            "variant": v,
+            "seed": 0,
+            "status": "error",
+            "error": f"harness fault: {error} {i}",
+        }
+        for i in range(n)
+        for v in variants
+    ]
+
+
+def test_a_session_that_measured_nothing_still_gets_a_table_and_a_report(tmp_path: Path) -> None:
+    sparse = pd.DataFrame(_sparse_errors(("current", "policy")))  # no "resolved" column at all
+    assert "resolved" not in sparse
+    assert decision_table(sparse, META)["n"].sum() == 0
+    df = results_frame(_sparse_errors(("current", "policy"), error="boom \ud800"))
+    t = decision_table(df, META)
+    assert list(t.index) == ["current", "policy"] and t["n"].sum() == 0
+    assert t.loc["policy", "verdict"] == "no decision: no item was measured"
+    text = render_text(t, META)
+    assert "no decision: no item was measured" in text and "verdict:" not in text
+    assert (gate_failure(t, all_failed=True) or "").startswith("no item was measured")
+    paths = write_report(df, META, tmp_path)
+    back = pd.read_parquet(paths["results.parquet"])  # pyarrow refuses a lone surrogate
+    assert back["error"].tolist()[0] == "harness fault: boom \\ud800 0"
+    assert "no item was measured" in paths["decision.md"].read_text(encoding="utf-8")
+
+
+def test_one_arm_failing_on_every_item_shows_both_and_decides_nothing() -> None:
+    df = pd.concat(
+        [frame(variant_rows("policy", [True, False])), results_frame(_sparse_errors(("current",)))],
+        ignore_index=True,
+    )
+    t = decision_table(df, META)
+    assert list(t.index) == ["current", "policy"]
+    assert (t.loc["current", "n_errors"], t.loc["policy", "n_errors"]) == (2, 0)
+    assert t.loc["policy", "verdict"] == "no decision: no item was measured"
+    assert "in both arms" in (gate_failure(t) or "")
+    lines = failure_lines(df)
+    assert lines[0] == "not measured: 2 of 4 items"
+    assert lines[1].split() == ["item", "status", "error"]
+    assert lines[2].split()[:2] == ["i-0-current", "error"]
+
+
+def test_failure_lines_are_capped_and_one_line_each() -> None:
+    rows = _sparse_errors(("current",), n=30)
+    rows[0]["error"] = "first line\nsecond line"
+    lines = failure_lines(results_frame(rows), limit=5)
+    assert len(lines) == 1 + 1 + 5 + 1 and lines[-1].startswith("... and 25 more")
+    assert lines[2].endswith("first line")
+    assert failure_lines(frame(variant_rows("policy", [True]))) == []
+
+
+def test_a_gate_over_measured_items_reports_the_verdict() -> None:
+    t = decision_table(results(), META)
+    assert gate_failure(t) is None

@@ -203,8 +203,122 @@ def test_unreadable_sources_are_dataset_errors(source: str) -> None:
         load_instances(source)
 
 
-def test_a_file_datasets_cannot_parse_is_a_dataset_error(tmp_path: Path) -> None:
-    path = tmp_path / "bad.jsonl"
-    path.write_text('{"instance_id": "a"}\n{oops\n', encoding="utf-8")
-    with pytest.raises(DatasetError, match="cannot read"):
+def test_a_bad_line_is_an_error_naming_line_and_file_and_the_rest_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datasets
+
+    handed: list[str] = []
+    real = datasets.load_dataset
+
+    def spy(builder: str, data_files: str, **kwargs: Any) -> Any:
+        handed.append(Path(data_files).read_text(encoding="utf-8"))
+        return real(builder, data_files=data_files, **kwargs)
+
+    monkeypatch.setattr(datasets, "load_dataset", spy)
+    flask, requests, other = read_rows(FULL)
+    path = tmp_path / "mixed.jsonl"
+    lines = [
+        json.dumps(flask).encode(),
+        b'{"instance_id": "psf__requests-1142", "repo": oops',
+        b"",
+        b'["an", "array"]',
+        b'"a string"',
+        json.dumps(other).encode(),
+        b'{"note": "caf\xe9"}',  # latin-1
+        b'{"problem_statement": "lone \\ud800 escape"}',
+    ]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    result = load_instances(str(path))
+    assert [i.instance_id for i in result.instances] == ["pallets__flask-5014", FULL_IDS[2]]
+    assert [str(e) for e in result.errors] == [
+        f"instance psf__requests-1142: field row: line 2 of {path}: not valid JSON"
+        " (Expecting value at column 47)",
+        f"instance <line 4 of {path}>: field row: not a JSON object but an array",
+        f"instance <line 5 of {path}>: field row: not a JSON object but a string",
+        f"instance <line 7 of {path}>: field row: not UTF-8 text (byte 14)",
+        f"instance <line 8 of {path}>: field problem_statement: a lone surrogate escape:"
+        " not valid Unicode text",
+    ]
+    # datasets still reads the rows, from a copy holding only the good lines.
+    assert [json.loads(line) for line in handed[0].splitlines()] == [flask, other]
+    # --ids finds the instance whose line is broken by the id the line still shows.
+    only = load_instances(str(path), ids=["psf__requests-1142"])
+    assert only.instances == () and [e.field for e in only.errors] == ["row"]
+    assert "line 2 of" in str(only.errors[0])
+
+
+def test_rows_of_a_jsonl_file_are_named_by_line(tmp_path: Path) -> None:
+    rows = read_rows(FULL)
+    del rows[1]["repo"]
+    rows[0]["problem_statement"] += " \u2028 a line separator inside a string"
+    path = tmp_path / "named.jsonl"
+    text = json.dumps(rows[0], ensure_ascii=False) + "\n\n" + json.dumps(rows[1]) + "\n{bad\n"
+    path.write_text(text, encoding="utf-8")
+    result = load_instances(str(path))
+    assert [str(e) for e in result.errors] == [
+        "instance psf__requests-1142: field repo: missing",
+        f"instance <line 4 of {path}>: field row: not valid JSON"
+        " (Expecting property name enclosed in double quotes at column 2)",
+    ]
+    assert "\u2028" in result.instances[0].problem_statement
+    row = {k: v for k, v in rows[2].items() if k != "instance_id"}
+    path.write_text("\n" + json.dumps(row) + "\n", encoding="utf-8")
+    (error,) = load_instances(str(path)).errors
+    assert str(error) == f"instance <line 2 of {path}>: field instance_id: missing"
+
+
+def test_a_bom_and_crlf_line_ends_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "bom.jsonl"
+    lines = [json.dumps(r) for r in read_rows(FULL)]
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
+    result = load_instances(str(path))
+    assert result.errors == () and len(result.instances) == 3
+
+
+def test_the_cleaned_copy_is_made_once_per_file_content(tmp_path: Path, cache: Path) -> None:
+    path = tmp_path / "again.jsonl"
+    path.write_text(json.dumps(read_rows(FULL)[0]) + "\n{oops\n", encoding="utf-8")
+    first = load_instances(str(path))
+    copies = list((cache / "datasets" / "cleaned").iterdir())
+    stamp = copies[0].stat().st_mtime_ns
+    again = load_instances(str(path))
+    assert again.instances == first.instances and len(first.instances) == 1
+    assert [str(e) for e in again.errors] == [str(e) for e in first.errors]
+    assert list((cache / "datasets" / "cleaned").iterdir()) == copies
+    assert copies[0].stat().st_mtime_ns == stamp
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n\n"])
+def test_an_empty_jsonl_file_is_a_dataset_error_naming_it(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DatasetError, match=f"^dataset file {path} is empty$"):
         load_instances(str(path))
+
+
+def test_a_wholly_bad_jsonl_file_is_a_dataset_error_naming_it_and_its_lines(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text("{oops\n[1]\n\n42\nnull\n", encoding="utf-8")
+    with pytest.raises(DatasetError) as caught:
+        load_instances(str(path))
+    message = str(caught.value)
+    assert message.startswith(f"dataset file {path} has no readable row (4 bad): ")
+    assert f"<line 1 of {path}>" in message and f"<line 4 of {path}>" in message
+    assert message.endswith("; ...")
+
+
+def test_a_lone_surrogate_in_a_bundled_instance_is_an_error(tmp_path: Path) -> None:
+    make_instance(tmp_path, "bundled__shop-1", problem_statement="X is \ud800 wrong")
+    make_instance(tmp_path, "bundled__shop-2", FAIL_TO_PASS=["test_shop.py::test_\udc80"])
+    make_instance(tmp_path, "bundled__shop-3")
+    result = load_instances(f"bundled:{tmp_path}")
+    assert [i.instance_id for i in result.instances] == ["bundled__shop-3"]
+    assert [str(e) for e in result.errors] == [
+        "instance bundled__shop-1: field problem_statement: not valid Unicode text"
+        " (a lone surrogate)",
+        "instance bundled__shop-2: field FAIL_TO_PASS: not a list of test ids"
+        " (['test_shop.py::test_\\udc80'])",
+    ]

@@ -62,3 +62,34 @@ def test_validate_passes_on_good_instances(
 def test_unknown_dataset_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--dataset", "nowhere.txt"]) == 2
     assert "unknown dataset source" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("jobs", "timeout", "message"),
+    [
+        (0, 300.0, "jobs must be a positive integer, got 0"),
+        (True, 300.0, "jobs must be a positive integer, got True"),
+        (2, -1.0, "timeout must be a positive number of seconds, got -1.0"),
+        (2, float("nan"), "timeout must be a positive number of seconds, got nan"),
+    ],
+)
+def test_validate_refuses_bad_jobs_and_timeouts_before_grading(
+    jobs: int, timeout: float, message: str
+) -> None:
+    from pytest_toolpolicy.bench.validate import validate
+    from pytest_toolpolicy.primitives.sandbox import Sandbox
+
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        validate([], sandbox=Sandbox.from_env(), jobs=jobs, timeout=timeout)
+
+
+def test_validate_with_limits_runs_under_them(
+    dataset: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_toolpolicy import limits
+
+    monkeypatch.setenv(limits.ENV, "")
+    argv = ["validate", "--dataset", f"bundled:{dataset}", "--ids", "bundled__calc-1"]
+    assert main([*argv, "--limits", "snapshot_s=90,read_mb=2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1 instances, 0 failed, 0 failed to load"
+    assert (limits.current().snapshot_s, limits.current().read_mb) == (90, 2)
