@@ -56,7 +56,7 @@ def main() -> None:
         root = workspace.root
         box = Toolbox(root, sandbox=Sandbox.select("auto"), workspace=workspace)
         target = instance.FAIL_TO_PASS[0]
-        rel = "memstore/store.py"
+        rel = "memstore/__init__.py"
         trajectory = {"turns": [{"prompt": (root / rel).read_text()} for _ in range(30)]}
         pairs: dict[str, tuple[list[float], list[float]]] = {
             "snapshot: hostgit vs plain git": ([], []),
