@@ -6,6 +6,7 @@ import pytest
 
 from pytest_toolpolicy.primitives import Toolbox, Workspace
 from pytest_toolpolicy.primitives.embedder import model_dir
+from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxUnavailable
 
 FILES = {
     "src/shop/__init__.py": '"""A small shop."""\nfrom .cart import Cart\n',
@@ -91,3 +92,13 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, assembled: Path) -> P
     monkeypatch.setenv("TOOLPOLICY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TOOLPOLICY_EMBED_MODEL_DIR", str(assembled))
     return tmp_path / "cache"
+
+
+@pytest.fixture(scope="session")
+def bwrap_sandbox() -> Sandbox:
+    """The real sandbox, for tests of what it holds; they skip, saying why, where bubblewrap
+    cannot run."""
+    try:
+        return Sandbox.select("require")
+    except SandboxUnavailable as exc:
+        pytest.skip(f"needs bubblewrap, which cannot run here: {exc}")

@@ -81,12 +81,31 @@ class Workspace:
             ).text.splitlines()
             self._git_dir, self._common_dir = Path(out[0]), self.root / out[1]
         self._pin = self._fingerprint()
+        self._stat = self._stat_pin()
         if _INCLUDE.search(self._pin):
             raise WorkspaceError(
                 f"refusing {self.root}: its git config includes other files (include or "
                 "includeIf), which the harness cannot pin against change"
             )
         self._index = self._git_dir / "toolpolicy-index"
+
+    def _stat_pin(self) -> tuple[tuple[int, ...], ...]:
+        """``.git``'s and the config's lstat signatures: while both are what they were when the
+        content was pinned, the content is too (ctime moves with every change and cannot be set
+        back from user space), so the check before a git call is two lstats, not two reads.
+        A ``.git`` directory is pinned by kind and inode only: git itself changes its mtime."""
+        out: list[tuple[int, ...]] = []
+        for path in (self.root / ".git", self._common_dir / "config"):
+            try:
+                st = os.lstat(path)
+            except OSError:
+                out.append(())
+                continue
+            sig = (st.st_mode, st.st_ino, st.st_dev)
+            if not stat.S_ISDIR(st.st_mode):
+                sig += (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            out.append(sig)
+        return tuple(out)
 
     def _fingerprint(self) -> bytes:
         """``.git``'s kind (and a gitfile's bytes) and the repository config, as they are now."""
@@ -116,7 +135,7 @@ class Workspace:
         """Run git in this workspace, the one safe way (``hostgit``), after checking that
         ``.git`` and its config are still what they were when the workspace was opened.
         ``index`` is the index file to use (default: the user's)."""
-        if self._fingerprint() != self._pin:
+        if self._stat_pin() != self._stat and self._fingerprint() != self._pin:
             raise WorkspaceError(
                 f"refusing to run git in {self.root}: .git or its config changed since the "
                 "workspace was opened (they are the harness's; the sandbox keeps them read-only)"

@@ -20,7 +20,7 @@ from pytest_toolpolicy.ab.memo import ExecutionMemo, MemoDispatch
 from pytest_toolpolicy.current.tools import call_tool
 from pytest_toolpolicy.primitives import Toolbox, Workspace, safefs
 from pytest_toolpolicy.primitives.envelope import Envelope, HarnessFault
-from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxUnavailable
+from pytest_toolpolicy.primitives.sandbox import Sandbox
 
 from .test_memo import EDIT, FILES
 
@@ -29,11 +29,8 @@ REWRITE = "rm pkg/mod.py && printf 'def double(x):\\n    return x * 5\\n' > pkg/
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Sandbox:
-    try:
-        return Sandbox.select("require")
-    except SandboxUnavailable as exc:
-        pytest.skip(f"needs bubblewrap: {exc}")
+def sandbox(bwrap_sandbox: Sandbox) -> Sandbox:
+    return bwrap_sandbox
 
 
 @pytest.fixture

@@ -26,17 +26,14 @@ from pytest_toolpolicy.primitives import Toolbox
 from pytest_toolpolicy.primitives import search_symbol as search_symbol_module
 from pytest_toolpolicy.primitives.envelope import HarnessFault
 from pytest_toolpolicy.primitives.run_test import run_test
-from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxUnavailable
+from pytest_toolpolicy.primitives.sandbox import Sandbox
 
 MOD = "def f():\n    return 'workspace'\n"
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Sandbox:
-    try:
-        return Sandbox.select("require")
-    except SandboxUnavailable as exc:
-        pytest.skip(f"hostile-workspace tests need bubblewrap, which cannot run here: {exc}")
+def sandbox(bwrap_sandbox: Sandbox) -> Sandbox:
+    return bwrap_sandbox
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 from pytest_toolpolicy.primitives.bwrap import python_prefixes
 from pytest_toolpolicy.primitives.execute import execute
 from pytest_toolpolicy.primitives.run_test import run_test
-from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxLimits, SandboxUnavailable
+from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxLimits
 
 from .proc_helpers import daemonizer_code, probe_cgroups, processes_with
 
@@ -26,11 +26,8 @@ SECRETS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TOOLPOLICY_TEST_SECRET")
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Sandbox:
-    try:
-        return Sandbox.select("require")
-    except SandboxUnavailable as exc:
-        pytest.skip(f"security tests need bubblewrap, which cannot run here: {exc}")
+def sandbox(bwrap_sandbox: Sandbox) -> Sandbox:
+    return bwrap_sandbox
 
 
 @pytest.fixture
