@@ -146,12 +146,10 @@ def _grade(instance: Instance, prepared: Prepared, harness: Harness) -> GradeRes
 
 
 def _reset(prepared: Prepared) -> None:
-    """Back to the start state for a rerun; the code index follows the files that change."""
+    """Back to the start state for a rerun; the code index follows what the restore changed
+    (``refresh`` compares lstat signatures, so no diff of the tree is needed to know it)."""
     toolbox = prepared.toolbox
     workspace = toolbox.workspace
     assert workspace is not None
-    changed = workspace.changed_files()
     workspace.restore(workspace.base)
-    for rel in changed:
-        if rel.endswith(".py"):
-            toolbox.index.reindex(rel)
+    toolbox.index.refresh()
