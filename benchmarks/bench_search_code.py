@@ -92,7 +92,7 @@ def index_once(root: Path) -> tuple[CodeIndex, CodeSearch, Embedder, float, floa
     index = CodeIndex(root)
     t1 = time.perf_counter()
     embedder = load_embedder()
-    search = CodeSearch(index, embedder)
+    search = CodeSearch(index, embedder, pool=len(index))  # every summary, as documented
     ranker = search.refresh()
     t2 = time.perf_counter()
     if ranker != "embed":

@@ -306,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_run)
     demo = sub.add_parser("demo", help="a short tour of the primitives on a bundled example repo")
     demo.set_defaults(func=_demo)
+    from .bench.envs_cli import add_parser as add_envs_parser
+
+    add_envs_parser(sub)
     return parser
 
 

@@ -71,16 +71,23 @@ def prepare(
         if error:
             raise ValueError(f"instance {instance.instance_id}: test_patch does not apply: {error}")
         workspace.advance_base("toolpolicy: FAIL_TO_PASS tests visible to the agent")
-    env = None if instance.path is not None else environment_for(instance, repos=repos)
-    # Grading's rule for the agent's own test runs too: a bundled project (stdlib + pytest) or
-    # an environment built without plugins loads none, instead of every plugin of this venv.
-    autoload = env.plugin_autoload if env else False
+    env = (
+        None
+        if instance.path is not None
+        else environment_for(instance, repos=repos, sandbox=sandbox)
+    )
+    # Grading's rules for the agent's own runs too: the environment's interpreter, the
+    # workspace's package first on PYTHONPATH, the files its install generated, and no plugins
+    # for a bundled project (stdlib + pytest) instead of every plugin of this venv.
+    if env:
+        env.seed(workspace.root)
+    extra = env.sandbox_env(workspace.root) if env else {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     box = Toolbox(
         workspace.root,
         sandbox=sandbox,
         python=env.python if env else None,
         workspace=workspace,
-        sandbox_env=None if autoload else {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        sandbox_env=extra or None,
     )
     return Prepared(box, env, sandbox, tests_visible)
 
@@ -105,7 +112,7 @@ def dispatch_for(
     outside the memo, so what the memo stores is always the real capture."""
     scope = f"{arm}:{prepared.sandbox.mode}"
     memoized = MemoDispatch(memo, default_dispatch(arm, prepared.toolbox), prepared.toolbox, scope)
-    return wrap_dispatch(model, memoized, arm, instance_id), memoized
+    return wrap_dispatch(model, memoized, arm, instance_id, prepared.toolbox.workspace), memoized
 
 
 def build_loop(

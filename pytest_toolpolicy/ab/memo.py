@@ -42,8 +42,9 @@ Dispatch = Callable[[str, dict[str, Any]], Envelope]
 # reads costs one hash, and a rerun's replayed prefix executes nothing at all.
 READ_ONLY = frozenset({"read_entity", "search_symbol", "search_code", "read_file"})
 # Part of every key: bump it when what is stored (or how it is replayed) changes, so an entry an
-# older harness wrote is never served. 2: files as {mode, text|base64} or {link}.
-FORMAT_VERSION = 2
+# older harness wrote is never served. 2: files as {mode, text|base64} or {link}. 3: grading
+# follows SWE-bench's test-id conventions and sets infrastructure failures apart.
+FORMAT_VERSION = 3
 
 # A changed path as captured: None (deleted), {"mode", "text" | "base64"} (a regular file) or
 # {"link": target} (a symbolic link, its target as a string).

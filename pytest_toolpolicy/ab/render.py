@@ -37,6 +37,9 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
         lines.append("sandbox: DEGRADED (no bubblewrap): tests and commands ran unconfined")
     if meta.get("load_errors"):
         lines.append(f"instances that could not be loaded: {len(meta['load_errors'])} (not run)")
+    if meta.get("excluded"):
+        shown = "; ".join(meta["excluded"][:3]) + ("; ..." if len(meta["excluded"]) > 3 else "")
+        lines.append(f"excluded (cannot run here): {len(meta['excluded'])}: {shown}")
     if meta.get("ablation_skipped"):
         skipped = ", ".join(meta["ablation_skipped"])
         lines.append(f"not ablated (off in the candidate policy): {skipped}")

@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 
 from .. import jsonsafe
+from ..bench.eligible import runnable_here
 from ..bench.gold import GOLD_DIR
 from ..bench.load import DatasetError, LoadResult, load_instances
 from ..models.base import Model
@@ -104,7 +105,10 @@ class ABSession:
         if self._loaded is None:
             try:
                 self._loaded = load_instances(
-                    self.settings.dataset, sample=self.settings.sample, seed=self.settings.seed
+                    self.settings.dataset,
+                    sample=self.settings.sample,
+                    seed=self.settings.seed,
+                    exclude=runnable_here(self.settings.repos),
                 )
             except (DatasetError, ValueError) as exc:
                 raise pytest.UsageError(
@@ -245,6 +249,9 @@ class ABSession:
             "n_instances": len(loaded.instances),
             "n_underspecified": sum(i.underspecified for i in loaded.instances),
             "load_errors": [str(e) for e in loaded.errors],
+            "excluded": [
+                n.removeprefix("excluded ") for n in loaded.notes if n.startswith("excluded ")
+            ],
             "tests_visible": self.settings.tests_visible,
             "seed": self.settings.seed,
             "is_sim": model == "sim" or model.startswith("sim:"),

@@ -4,87 +4,80 @@ Bundled instances need only the standard library and pytest: the current interpr
 pytest's plugin autoloading off, so that whatever else the harness's environment holds (and
 pays to import) cannot change their outcome.
 
-A real repository gets a venv per (repo, version, interpreter), cached under
-``$TOOLPOLICY_CACHE_DIR/envs``, with the repo installed editable from its cached checkout (plus
-pytest). The editable install is made in setuptools' ``compat`` mode, which puts plain path
-entries (the checkout, or its ``src/``) on ``sys.path``; at grading time those entries are moved
-from the cached checkout to the item's own workspace and put first, so the tests import the
-workspace's code while the venv supplies the dependencies.
+A real repository gets the environment its ``EnvSpec`` (``envspec.py``) describes, built at
+the instance's ``environment_setup_commit`` (else its base commit), one per (spec key, commit,
+interpreter), under ``$TOOLPOLICY_CACHE_DIR/envs/<name>/``: that directory is the env's own
+checkout with the venv inside it (``envlayout.py``). ``envbuild.py`` builds it: the checkout,
+the venv (``venvs.py``: from a per-interpreter template, its start-up files put back after the
+build so the host never runs code the build planted), the pip installs, ``pre_install`` and
+``install`` (whatever runs the repository's code runs in the Sandbox, with pip's settings:
+``pipsettings.py``); the venv's import paths and generated files are what an ``Environment``
+(``environment.py``) carries into each item's workspace.
 
-The interpreter, first match wins: the ``python`` argument; ``TOOLPOLICY_PYTHON``, a comma
-separated list of ``owner/name@version=PATH``, ``owner/name=PATH`` and one bare ``PATH`` (the
-default), e.g. ``django/django=python3.9,python3.11``; the interpreter running the harness.
+A venv's scripts hold absolute paths, so an environment is built in place under a lock and
+published by writing ``<name>.json`` beside it last; a directory without one is a half-built
+leftover, removed and rebuilt. A failed build writes ``<name>.failed.json`` (the error, the
+spec key, the time) and later calls fail at once with that reason, until ``rebuild=True``
+(``envrecords.py``).
 
-venv and pip run with an environment built from an allow-list (``_PASSED``): what locates
-tools, caches, proxies, certificates and pip's own settings, never the harness's API keys.
+SWE-bench installs the repository at each instance's base commit into the setup commit's
+environment. Where the two commits differ, what the base commit's install requires and the
+environment lacks is found and installed (``Builder.top_up``) into a layer of the venv, which
+goes on that instance's ``PYTHONPATH`` after the repo's paths (``Environment.extra_paths``);
+recorded, and remembered when it fails, in ``<name>/.toolpolicy-base-<commit>.json``
+(``.failed.json``).
 """
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
+import dataclasses
 import hashlib
-import json
 import os
-import shutil
-import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
-from ..primitives.bwrap import resolve_python
-from .workspaces import cache_root, cached_checkout, mirror_name
+from ..paths import cache_dir as default_cache_dir
+from ..paths import safe_name
+from ..primitives.sandbox import Sandbox
+from .envbuild import Builder, build_sandbox
+from .environment import Environment
+from .envlayout import VENV, layer_site
+from .envrecords import failure_record, lock, read_json, remembered, write_json
+from .envspec import EnvironmentSetupError, EnvSpec, spec_for
+from .interpreters import find_python
+from .pipsettings import pip_paths, scrubbed_environ
+from .workspaces import cached_checkout, mirror_name, remove_tree
 
 if TYPE_CHECKING:
     from .instance import Instance
 
-_META = "toolpolicy-env.json"
-# What pip and a build backend may need from the host environment; everything else (API keys,
-# the harness's own venv and PYTHONPATH) stays out.
-_PASSED = frozenset(
-    {
-        "PATH", "HOME", "USER", "LOGNAME", "LANG", "TMPDIR", "TZ", "SOURCE_DATE_EPOCH",
-        "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
-        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
-        "http_proxy", "https_proxy", "no_proxy", "all_proxy",
-        "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-    }
-)  # fmt: skip
-_PASSED_PREFIXES = ("LC_", "PIP_")
-_SYS_PATH = "import json, sys; print(json.dumps(sys.path))"
+__all__ = [
+    "VENV", "Build", "Environment", "EnvironmentSetupError", "build_environment",
+    "environment_for", "envs_root", "list_environments", "pip_paths", "scrubbed_environ",
+]  # fmt: skip
 
-
-class EnvironmentSetupError(Exception):
-    """The environment could not be built: an infrastructure error, with pip's last lines."""
+Status = Literal["built", "cached", "failed"]
 
 
 @dataclass(frozen=True)
-class Environment:
-    python: str
-    # sys.path entries of the installed repo, relative to its checkout ("." or "src").
-    repo_paths: tuple[str, ...] = ()
-    plugin_autoload: bool = True
+class Build:
+    """What ``build_environment`` did for one instance's environment."""
 
-    def pythonpath(self, root: Path) -> tuple[str, ...]:
-        """The repo's import paths inside the workspace ``root``."""
-        return tuple(str((root / rel).resolve()) for rel in self.repo_paths)
+    spec: EnvSpec
+    name: str  # the environment's directory under the cache's envs/
+    status: Status
+    seconds: float
+    env: Environment | None = None
+    reason: str | None = None  # why it failed
 
 
-def choose_python(
-    repo: str, version: str = "", python: str | None = None, environ: Mapping[str, str] = os.environ
-) -> str:
-    if python:
-        return resolve_python(python)
-    default, mapping = None, {}
-    for item in filter(None, (p.strip() for p in environ.get("TOOLPOLICY_PYTHON", "").split(","))):
-        key, sep, path = item.rpartition("=")
-        if sep:
-            mapping[key.strip()] = path.strip()
-        else:
-            default = path
-    chosen = mapping.get(f"{repo}@{version}") or mapping.get(repo) or default
-    return resolve_python(chosen) if chosen else sys.executable
+def envs_root(cache_dir: Path | None = None) -> Path:
+    return Path(cache_dir or default_cache_dir()).expanduser() / "envs"
 
 
 def environment_for(
@@ -92,82 +85,122 @@ def environment_for(
     *,
     repos: Path | None = None,
     cache_dir: Path | None = None,
-    python: str | None = None,
+    rebuild: bool = False,
+    sandbox: Sandbox | None = None,
 ) -> Environment:
+    """The environment ``instance``'s tests run in; ``EnvironmentSetupError`` (naming the
+    instance) when it cannot be had, ``WorkspaceSetupError`` when its checkout cannot."""
     if instance.path is not None:
         return Environment(sys.executable, plugin_autoload=False)
-    checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir)
-    return ensure_env(instance.repo, instance.version, checkout, python=python, cache_dir=cache_dir)
-
-
-def ensure_env(
-    repo: str,
-    version: str,
-    checkout: Path,
-    *,
-    python: str | None = None,
-    cache_dir: Path | None = None,
-    requirements: Sequence[str] = ("pytest",),
-    pip_args: Sequence[str] = (),
-    timeout: float = 1800,
-) -> Environment:
-    """The cached venv for (repo, version, interpreter), built on first use under a lock."""
-    interpreter = choose_python(repo, version, python)
-    tag = hashlib.sha256(os.path.realpath(interpreter).encode()).hexdigest()[:10]
-    venv = cache_root(cache_dir).parent / "envs" / f"{mirror_name(repo)}-{version}-{tag}"
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    with open(venv.parent / f".{venv.name}.lock", "w") as lock:
-        # A lock, not a rename: a venv's scripts hold its absolute path, and it is slow to build.
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (venv / _META).is_file():
-            shutil.rmtree(venv, ignore_errors=True)  # a build that died half-way
-            _build(venv, interpreter, Path(checkout), requirements, pip_args, timeout)
-    meta = json.loads((venv / _META).read_text(encoding="utf-8"))
-    return Environment(str(venv / "bin" / "python"), tuple(meta["repo_paths"]))
-
-
-def _build(
-    venv: Path,
-    interpreter: str,
-    checkout: Path,
-    requirements: Sequence[str],
-    pip_args: Sequence[str],
-    timeout: float,
-) -> None:
-    _step("create the venv", [interpreter, "-m", "venv", str(venv)], timeout)
-    python = str(venv / "bin" / "python")
-    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *pip_args]
-    editable = ["--config-settings", "editable_mode=compat", "-e", str(checkout)]
-    _step(f"install {checkout.name}", [*pip, *editable, *requirements], timeout)
-    out = _step("read sys.path", [python, "-I", "-c", _SYS_PATH], timeout)
-    root = checkout.resolve()
-    rel = [os.path.relpath(p, root) for p in json.loads(out) if _under(Path(p), root)]
-    meta = {"repo_paths": rel or ["."], "checkout": str(root), "interpreter": interpreter}
-    (venv / _META).write_text(json.dumps(meta), encoding="utf-8")
-
-
-def _under(path: Path, root: Path) -> bool:
-    path = path.resolve() if path.is_absolute() else path
-    return path == root or root in path.parents
-
-
-def scrubbed_environ(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
-    return {k: v for k, v in environ.items() if k in _PASSED or k.startswith(_PASSED_PREFIXES)}
-
-
-def _step(what: str, argv: list[str], timeout: float) -> str:
     try:
-        proc = subprocess.run(
-            argv,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            env=scrubbed_environ(),
+        build = build_environment(
+            instance, repos=repos, cache_dir=cache_dir, rebuild=rebuild, sandbox=sandbox
         )
-    except subprocess.TimeoutExpired:
-        raise EnvironmentSetupError(f"{what}: timed out after {timeout:g}s") from None
-    if proc.returncode:
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-12:])
-        raise EnvironmentSetupError(f"{what} failed (exit {proc.returncode}):\n{tail}")
-    return proc.stdout
+    except EnvironmentSetupError as exc:  # a spec file or an interpreter: name the instance
+        raise type(exc)(f"{instance.instance_id}: {exc}") from None
+    if build.env is None:
+        raise EnvironmentSetupError(f"{instance.instance_id}: {build.reason}")
+    return build.env
+
+
+def build_environment(
+    instance: Instance,
+    *,
+    repos: Path | None = None,
+    cache_dir: Path | None = None,
+    rebuild: bool = False,
+    sandbox: Sandbox | None = None,
+    timeout: float = 1800.0,
+) -> Build:
+    """Build (or find cached, or find remembered as failed) the environment of ``instance``.
+    A spec file or interpreter problem raises; a checkout problem raises
+    ``WorkspaceSetupError``; a failed build step is returned (and remembered)."""
+    start = time.monotonic()
+    spec = spec_for(instance.repo, instance.version)
+    interpreter = find_python(spec.python, repo=instance.repo, repo_version=instance.version)
+    commit = instance.environment_setup_commit or instance.base_commit
+    identity = f"{spec.key()}\0{commit}\0{os.path.realpath(interpreter)}"
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
+    name = f"{mirror_name(instance.repo)}-{safe_name(instance.version)}-{digest}"
+    root = envs_root(cache_dir)
+    home, meta_file, failed_file = root / name, root / f"{name}.json", root / f"{name}.failed.json"
+
+    def done(status: Status, env: Environment | None = None, reason: str | None = None) -> Build:
+        return Build(spec, name, status, round(time.monotonic() - start, 3), env, reason)
+
+    builder = Builder(home, spec, interpreter, build_sandbox(sandbox), timeout)
+    with lock(root, name):
+        if rebuild:
+            meta_file.unlink(missing_ok=True)
+            failed_file.unlink(missing_ok=True)
+        meta = read_json(meta_file)
+        if meta is not None and not os.path.lexists(home / VENV / "bin" / "python"):
+            meta = None  # its directory was removed by hand: build it again
+        status: Status = "cached"
+        if meta is None:
+            if (failed := read_json(failed_file)) is not None:
+                return done("failed", reason=remembered(f"environment {name}", failed))
+            checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir, commit=commit)
+            try:
+                meta = builder.build(checkout, commit)
+            except EnvironmentSetupError as exc:
+                with contextlib.suppress(OSError):
+                    remove_tree(home)
+                write_json(failed_file, failure_record(exc, spec, commit))
+                return done("failed", reason=f"environment {name} failed to build: {exc}")
+            for planted in home.glob(".toolpolicy-base-*"):  # only the harness writes these
+                planted.unlink()
+            meta["build_s"] = round(time.monotonic() - start, 3)
+            write_json(meta_file, meta)
+            status = "built"
+        env = _environment(meta, spec, home)
+        if instance.base_commit == commit or not meta["spec"]["install"]:
+            return done(status, env)
+        # SWE-bench installs the repository at the base commit, into the environment of the
+        # setup commit: what the base commit requires beyond it comes in a layer of its own.
+        base = instance.base_commit
+        layer_meta, layer_failed = (
+            home / f".toolpolicy-base-{base}.json",
+            home / f".toolpolicy-base-{base}.failed.json",
+        )
+        layer = read_json(layer_meta)
+        if layer is None:
+            if (failed := read_json(layer_failed)) is not None:
+                return done(
+                    "failed", reason=remembered(f"base commit {base[:12]} of {name}", failed)
+                )
+            checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir)
+            try:
+                layer = builder.top_up(checkout, base)
+            except EnvironmentSetupError as exc:
+                write_json(layer_failed, failure_record(exc, spec, base))
+                return done("failed", reason=f"base commit {base[:12]} of {name}: {exc}")
+            write_json(layer_meta, layer)
+            status = "built"
+        extra = (str(home / VENV / layer["site"]),) if layer.get("site") == layer_site(base) else ()
+        return done(status, dataclasses.replace(env, extra_paths=extra))
+
+
+def _environment(meta: Mapping[str, Any], spec: EnvSpec, home: Path) -> Environment:
+    generated = tuple(sorted((str(k), str(v)) for k, v in meta.get("generated", {}).items()))
+    return Environment(
+        python=str(home / VENV / "bin" / "python"),
+        repo_paths=tuple(meta["repo_paths"]),
+        spec=spec,
+        generated=generated,
+        home=str(home),
+    )
+
+
+def list_environments(cache_dir: Path | None = None) -> list[dict[str, Any]]:
+    """Each cached environment's record (``status`` built or failed, ``name``), by name."""
+    root = envs_root(cache_dir)
+    rows = []
+    for path in sorted(root.glob("*.json")) if root.is_dir() else []:
+        data = read_json(path)
+        if data is None:
+            continue
+        failed = path.name.endswith(".failed.json")
+        name = path.name.removesuffix(".failed.json" if failed else ".json")
+        rows.append({**data, "name": name, "status": "failed" if failed else "built"})
+    return rows

@@ -1,15 +1,20 @@
 """Grading as SWE-bench does it: apply ``test_patch``, run FAIL_TO_PASS and PASS_TO_PASS with
 pytest in the sandbox, read each test's outcome from the junit report; resolved iff all passed.
 
-Only the junit report counts, never what the agent said. An environment that cannot run the
-tests is ``infra_error``, apart from a wrong patch:
-- pytest wrote no report, or ended with an internal or usage error (exit 3 or 4);
-- a test module failed to collect because a top-level module is missing (the package itself or
-  a dependency is not importable) and the patch did not add or remove that module;
-- any other collection error whose report mentions no file the patch or ``test_patch`` touched.
-A collection error that does mention a touched file is the patch's doing: its tests are
-"error" and the instance is unresolved. A run that hits the timeout is unresolved, naming the
-test that was running.
+Only the junit report counts, never what the agent said. Listed ids follow SWE-bench's
+conventions (``testids.py``): the plugin matches each collected test by its node id or by the
+id SWE-bench's log ``parser`` makes of it, and when several tests share an id the outcome
+combines as SWE-bench's "last status line wins" does (``junit.py``). A listed id whose file is
+neither in the base commit nor in ``test_patch`` names no test ("[100%]", an artifact of
+wrapped progress lines): it is left out of the verdict, listed in ``GradeResult.ignored`` and
+noted in the reason.
+
+An environment that cannot run the tests is ``infra_error`` with the reason, apart from a
+wrong patch (the rules are ``infra.py``'s): pytest wrote no report or ended with an internal or
+usage error (exit 3 or 4), or a test module failed to collect, and the output does not put it
+on a touched file; every listed test errors at setup with one cause in no touched file; a
+FAIL_TO_PASS test fails for want of a network (a PASS_TO_PASS one is left out of the verdict
+and listed). A run that hits the timeout is unresolved, naming the test that was running.
 
 The workspace is hostile while it is graded too: what the tests ran in the sandbox may have
 replaced a test file by a link, or the junit report and progress log by links, FIFOs or huge
@@ -31,6 +36,7 @@ import tempfile
 import time
 import uuid
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -40,7 +46,9 @@ from ..primitives import safefs
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace
 from .envs import Environment, EnvironmentSetupError, environment_for
+from .infra import blames_patch, needs_network, shared_setup_error
 from .junit import JunitReport, TestOutcome, module_of, parse_junit
+from .testids import PYTEST_PARSERS, path_of
 from .workspaces import WorkspaceSetupError, materialize, remove_tree
 
 if TYPE_CHECKING:
@@ -48,7 +56,6 @@ if TYPE_CHECKING:
 
 Status = Literal["resolved", "unresolved", "infra_error", "patch_error"]
 _PLUGIN = Path(__file__).with_name("grade_plugin.py")
-_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 
 
 @dataclass(frozen=True)
@@ -59,10 +66,24 @@ class GradeResult:
     tests: dict[str, TestOutcome]
     reason: str | None
     duration_s: float
+    # Listed ids left out of the verdict: ids naming no test file, PASS_TO_PASS tests that
+    # need the network. (A default, so that results saved before the field load.)
+    ignored: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ignored", tuple(self.ignored))  # a list, read back from JSON
+
+
+def _parser_of(env: Environment | None) -> str:
+    return env.spec.log_parser if env is not None and env.spec is not None else "pytest"
 
 
 class _Infra(Exception):
     pass
+
+
+class _Broken(Exception):
+    """pytest could not run the tests, and the output puts that on a touched file."""
 
 
 def grade(
@@ -72,13 +93,17 @@ def grade(
     sandbox: Sandbox,
     env: Environment | None = None,
     timeout: float = 300.0,
+    parser: str | None = None,
 ) -> GradeResult:
-    """Grade the workspace as it is now; afterwards it is restored exactly (no test_patch)."""
+    """Grade the workspace as it is now; afterwards it is restored exactly (no test_patch).
+    ``parser``: the SWE-bench log parser the instance's ids follow (``testids.PYTEST_PARSERS``);
+    by default the one its environment's spec names."""
+    parser = parser or _parser_of(env)
     start = time.monotonic()
     touched = set(workspace.changed_files())
     ref = workspace.checkpoint()
     try:
-        return _grade_here(workspace, instance, touched, sandbox, env, timeout, start)
+        return _grade_here(workspace, instance, touched, sandbox, env, timeout, start, parser)
     finally:
         workspace.restore(ref)
 
@@ -93,6 +118,7 @@ def grade_patch(
     repos: Path | None = None,
     cache_dir: Path | None = None,
     timeout: float = 300.0,
+    parser: str | None = None,
 ) -> GradeResult:
     """Apply ``patch`` to a fresh workspace of ``instance`` and grade it."""
     start = time.monotonic()
@@ -102,12 +128,16 @@ def grade_patch(
             workspace = materialize(instance, Path(tmp), repos=repos, cache_dir=cache_dir)
         except (WorkspaceSetupError, EnvironmentSetupError) as exc:
             return _result(instance, "infra_error", {}, str(exc), start)
+        # What the install generated (setuptools_scm's _version.py) is in the environment's
+        # checkout only; the tests import it from this one.
+        env.seed(workspace.root)
+        parser = parser or _parser_of(env)
         if patch.strip():
             error = apply_patch(workspace, patch)
             if error:
                 return _result(instance, "patch_error", {}, f"patch does not apply: {error}", start)
         touched = set(workspace.changed_files())
-        return _grade_here(workspace, instance, touched, sandbox, env, timeout, start)
+        return _grade_here(workspace, instance, touched, sandbox, env, timeout, start, parser)
 
 
 def _grade_here(
@@ -118,9 +148,13 @@ def _grade_here(
     env: Environment | None,
     timeout: float,
     start: float,
+    parser: str,
 ) -> GradeResult:
     ids = list(dict.fromkeys([*instance.FAIL_TO_PASS, *instance.PASS_TO_PASS]))
     tests: dict[str, TestOutcome] = dict.fromkeys(ids, "missing")
+    if parser not in PYTEST_PARSERS:
+        why = f"log parser {parser!r} does not read pytest's output; grading runs pytest"
+        return _result(instance, "infra_error", tests, why, start)
     root = workspace.root
     test_files = _patch_files(instance.test_patch)
     try:
@@ -130,36 +164,78 @@ def _grade_here(
     error = apply_patch(workspace, instance.test_patch) if instance.test_patch.strip() else None
     if error:
         return _result(instance, "infra_error", tests, f"test_patch does not apply: {error}", start)
-    files = sorted({i.partition("::")[0] for i in ids if (root / i.partition("::")[0]).is_file()})
+    junk = _naming_no_file(workspace, ids, instance.base_commit, test_files)
+    notes = [f"left out of the verdict, naming no test file: {_listing(junk)}"] if junk else []
+    graded = [i for i in ids if i not in junk]
+    if instance.FAIL_TO_PASS and not set(instance.FAIL_TO_PASS) - set(junk):
+        why = f"no FAIL_TO_PASS id names a test file: {_listing(junk)}"
+        return _result(instance, "infra_error", tests, why, start, junk)
+    if not graded:
+        why = f"no listed id names a test file: {_listing(junk)}"
+        return _result(instance, "infra_error", tests, why, start, junk)
+    files = sorted({path_of(i) for i in graded if (root / path_of(i)).is_file()})
     if not files:
-        return _result(instance, "unresolved", tests, "none of the listed tests exists", start)
+        gone = _join(["none of the listed tests exists", *notes])
+        return _result(instance, "unresolved", tests, gone, start, junk)
     gdir = root / f".toolpolicy-grade-{uuid.uuid4().hex[:8]}"
     gdir.mkdir()
     try:
-        (gdir / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+        config = {"ids": graded, "parser": parser}
+        (gdir / "grade.json").write_text(json.dumps(config), encoding="utf-8")
         shutil.copyfile(_PLUGIN, gdir / "toolpolicy_grade_plugin.py")
         try:
-            report = _run(root, gdir, files, ids, sandbox, env, timeout, touched | test_files)
+            report = _run(root, gdir, files, graded, sandbox, env, timeout, touched | test_files)
             log = _read_report(root, f"{gdir.name}/progress.log") if report is None else None
         except _Infra as exc:
-            return _result(instance, "infra_error", tests, str(exc), start)
+            return _result(instance, "infra_error", tests, str(exc), start, junk)
+        except _Broken as exc:
+            tests |= {i: "error" for i in graded if path_of(i) in files}
+            return _result(instance, "unresolved", tests, _join([str(exc), *notes]), start, junk)
         if report is None:
             hung = (log or b"").decode("utf-8", errors="replace").splitlines()
             why = f"timed out after {timeout:g}s" + (f" while running {hung[-1]}" if hung else "")
-            tests = {i: "failed" if i.partition("::")[0] in files else o for i, o in tests.items()}
-            return _result(instance, "unresolved", tests, why, start)
+            tests |= {i: "failed" for i in graded if path_of(i) in files}
+            return _result(instance, "unresolved", tests, _join([why, *notes]), start, junk)
     finally:
         with contextlib.suppress(OSError):  # a leftover is the restore's (or tempdir's) to drop
             remove_tree(gdir)
+    return _verdict(instance, graded, tests, report, touched | test_files, junk, notes, start)
+
+
+def _verdict(
+    instance: Instance,
+    graded: list[str],
+    tests: dict[str, TestOutcome],
+    report: JunitReport,
+    touched: set[str],
+    junk: list[str],
+    notes: list[str],
+    start: float,
+) -> GradeResult:
     broken = {module for module, _ in report.collection_errors}
-    for nodeid in ids:
+    for nodeid in graded:
         if nodeid in report.outcomes:
             tests[nodeid] = report.outcomes[nodeid]
         elif module_of(nodeid) in broken:
             tests[nodeid] = "error"
-    bad = [f"{i} {o}" for i, o in tests.items() if o != "passed"]
-    reason = "; ".join(bad[:5]) + (f"; ... {len(bad) - 5} more" if len(bad) > 5 else "")
-    return _result(instance, "unresolved" if bad else "resolved", tests, reason or None, start)
+        failure = report.failures.get(nodeid)
+        if tests[nodeid] in ("failed", "error") and failure and needs_network(failure):
+            tests[nodeid] = "network"
+    shared = shared_setup_error(graded, tests, report.failures, touched)
+    if shared:
+        return _result(instance, "infra_error", tests, shared, start, junk)
+    offline = [i for i in graded if tests[i] == "network"]
+    needed = [i for i in offline if i in instance.FAIL_TO_PASS]
+    if needed:
+        why = f"needs the network: {_listing(needed)}"
+        return _result(instance, "infra_error", tests, why, start, [*junk, *offline])
+    if offline:
+        notes.append(f"left out of the verdict, needing the network: {_listing(offline)}")
+    bad = [f"{i} {tests[i]}" for i in graded if i not in offline and tests[i] != "passed"]
+    summary = "; ".join(bad[:5]) + (f"; ... {len(bad) - 5} more" if len(bad) > 5 else "")
+    status: Status = "unresolved" if bad else "resolved"
+    reason = _join([summary, *notes]) if bad else _join(notes)
+    return _result(instance, status, tests, reason, start, [*junk, *offline])
 
 
 def _run(
@@ -178,9 +254,11 @@ def _run(
     argv = ["/usr/bin/env", f"PYTHONPATH={pythonpath}", f"TOOLPOLICY_GRADE_DIR={gdir}"]
     if not env.plugin_autoload:
         argv.append("PYTEST_DISABLE_PLUGIN_AUTOLOAD=1")
-    argv += [env.python, "-m", "pytest", "-p", "no:toolpolicy", "-p", "no:cacheprovider"]
-    argv += ["-p", "toolpolicy_grade_plugin", "-q", "--continue-on-collection-errors"]
-    argv += [f"--junitxml={junit}", *files]
+    argv += [env.python, "-m", "pytest", "-p", "no:toolpolicy", "-p", "toolpolicy_grade_plugin"]
+    # The cache plugin stays on as in SWE-bench's runs (some tests use its ``cache`` fixture),
+    # its directory in the grading dir, not the workspace. xunit1: see junit.py.
+    argv += ["-o", f"cache_dir={gdir / 'cache'}", "-o", "junit_family=xunit1"]
+    argv += ["-q", "--continue-on-collection-errors", f"--junitxml={junit}", *files]
     result = sandbox.run(
         argv,
         cwd=root,
@@ -198,13 +276,16 @@ def _run(
     tail = " | ".join(output.strip().splitlines()[-3:])[:400]
     data = _read_report(root, f"{gdir.name}/{junit.name}")
     if data is None or result.exit_code in (3, 4):
-        raise _Infra(f"pytest could not run the tests (exit {result.exit_code}): {tail}")
+        why = f"pytest could not run the tests (exit {result.exit_code}): {tail}"
+        if blames_patch(output, touched):
+            raise _Broken(why)
+        raise _Infra(why)
     try:
         report = parse_junit(data, ids)
     except ET.ParseError as exc:
         raise _Infra(f"the junit report is not valid XML: {exc}") from None
     for module, text in report.collection_errors:
-        if _is_infra(text, touched):
+        if not blames_patch(text, touched):
             last = [line for line in text.splitlines() if line.startswith("E ")][-1:] or [
                 text[:200]
             ]
@@ -214,13 +295,30 @@ def _run(
     return report
 
 
-def _is_infra(text: str, touched: set[str]) -> bool:
-    modules = {f.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for f in touched}
-    modules |= {m.removeprefix("src.") for m in modules}
-    missing = _MISSING_MODULE.search(text)
-    if missing and "." not in missing.group(1):
-        return missing.group(1) not in modules
-    return not any(f in text for f in touched) and not any(m in text for m in modules if m)
+def _naming_no_file(
+    workspace: Workspace, ids: Sequence[str], base: str, test_files: set[str]
+) -> list[str]:
+    """The ids whose path part is a file neither at the base commit nor in test_patch: they
+    name no test whatever the patch does (a patch that deletes a test file leaves its ids
+    "missing", not ignored)."""
+    known = set(test_files)
+    asked = {path_of(i) for i in ids} - known
+    plain = sorted(p for p in asked if p and not p.startswith(("/", "-")) and ".." not in p)
+    if plain:
+        listing = workspace.git("ls-tree", "-z", base, "--", *plain).text
+        for line in filter(None, listing.split("\0")):
+            meta, _, rel = line.partition("\t")
+            if meta.split()[1:2] == ["blob"]:
+                known.add(rel)
+    return [i for i in ids if path_of(i) not in known]
+
+
+def _listing(ids: Sequence[str]) -> str:
+    return ", ".join(ids[:5]) + (f", ... {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def _join(parts: Sequence[str]) -> str | None:
+    return "; ".join(p for p in parts if p) or None
 
 
 def _patch_files(patch: str) -> set[str]:
@@ -292,6 +390,9 @@ def _result(
     tests: dict[str, TestOutcome],
     reason: str | None,
     start: float,
+    ignored: Sequence[str] = (),
 ) -> GradeResult:
     duration = round(time.monotonic() - start, 3)
-    return GradeResult(instance.instance_id, status == "resolved", status, tests, reason, duration)
+    return GradeResult(
+        instance.instance_id, status == "resolved", status, tests, reason, duration, tuple(ignored)
+    )

@@ -6,7 +6,7 @@ import hashlib
 import json
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,8 +58,12 @@ def load_instances(
     sample: int | None = None,
     seed: int = 0,
     require_tests: bool = True,
+    exclude: Callable[[Instance], str | None] | None = None,
 ) -> LoadResult:
-    """Every valid instance of ``source``, sorted by id; each broken one is an error instead."""
+    """Every valid instance of ``source``, sorted by id; each broken one is an error instead.
+    ``exclude`` gives the reason an instance cannot run here (no mirror of its repository, no
+    environment spec), or None: those are left out before the sample is drawn, each named in
+    the notes, so a seeded sample holds only instances that can run."""
     if sample is not None and sample < 1:
         raise ValueError(f"sample must be a positive number of instances, not {sample}")
     kind = "bundled" if source == "bundled" or source.startswith("bundled:") else source
@@ -92,6 +96,10 @@ def load_instances(
         for unknown in sorted(wanted - loaded.keys() - failed):
             errors.append(InstanceError(unknown, "instance_id", f"no such instance in {source}"))
         chosen = [name for name in chosen if name in wanted]
+    if exclude is not None:
+        reasons = {name: exclude(loaded[name]) for name in chosen}
+        notes += [f"excluded {name}: {why}" for name, why in reasons.items() if why]
+        chosen = [name for name in chosen if not reasons[name]]
     if sample is not None:
         if sample >= len(chosen):
             notes.append(f"sample of {sample} asked, {len(chosen)} available: using all")

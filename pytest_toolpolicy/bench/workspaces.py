@@ -119,24 +119,26 @@ def cached_checkout(
     repos: Path | None = None,
     cache_dir: Path | None = None,
     url_template: str = GITHUB_URL,
+    commit: str | None = None,
 ) -> Path:
-    """The cached checkout of the instance's repo at ``base_commit``, built on first use."""
-    entry = cache_root(cache_dir) / mirror_name(instance.repo) / instance.base_commit
+    """The cached checkout of the instance's repo at ``commit`` (default: ``base_commit``; an
+    environment is built at ``environment_setup_commit``), built on first use."""
+    commit = commit or instance.base_commit
+    what = "base commit" if commit == instance.base_commit else "environment setup commit"
+    entry = cache_root(cache_dir) / mirror_name(instance.repo) / commit
     if (entry / ".git").is_dir():
         return entry
     source = _source(instance, repos, cache_dir, url_template)
-    if _git(instance, ["cat-file", "-t", f"{instance.base_commit}^{{commit}}"], cwd=source, ok=1):
+    if _git(instance, ["cat-file", "-t", f"{commit}^{{commit}}"], cwd=source, ok=1):
         where = (
             f"mirror {source}" if repos else f"clone of {url_template.format(repo=instance.repo)}"
         )
-        raise WorkspaceSetupError(
-            instance.instance_id, f"base commit {instance.base_commit} not found in {where}"
-        )
+        raise WorkspaceSetupError(instance.instance_id, f"{what} {commit} not found in {where}")
 
     def build(tmp: Path) -> None:
         _git(instance, ["clone", "-q", "--no-checkout", str(source), str(tmp)], cwd=tmp.parent)
         _git(instance, ["config", "gc.auto", "0"], cwd=tmp)  # shared clones borrow its objects
-        _git(instance, ["checkout", "-q", "--detach", instance.base_commit], cwd=tmp)
+        _git(instance, ["checkout", "-q", "--detach", commit], cwd=tmp)
 
     return _publish(entry, build)
 

@@ -71,6 +71,10 @@ class BM25:
         ratio = b * lengths / self._avg_len if self._avg_len else lengths.astype(np.float64)
         self._norm = k1 * (1.0 - b + ratio)
 
+    def __contains__(self, term: object) -> bool:
+        """Whether some document has ``term``."""
+        return term in self._vocab
+
     def _postings(self, term: str) -> slice:
         t = self._vocab.get(term)
         return slice(0, 0) if t is None else slice(self._starts[t], self._starts[t + 1])

@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,8 @@ _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # empty even when the interpreter or the workspace lives under the host's /tmp.
 SANDBOX_HOME = "/tmp/home"
 _ETC = ("ld.so.cache", "passwd", "group", "nsswitch.conf", "localtime", "hosts", "alternatives")
+# With the network shared: name resolution and the CA certificates (not /etc/ssl/private).
+_NET_ETC = ("resolv.conf", "gai.conf", "ssl/certs", "ssl/openssl.cnf", "ca-certificates")
 
 
 @dataclass(frozen=True)
@@ -40,15 +42,21 @@ def bwrap_argv(
     env: Mapping[str, str],
     python: str,
     limits: SandboxLimits,
+    network: bool = False,
+    ro_binds: Sequence[str] = (),
 ) -> list[str]:
+    """``network``: the host's network namespace, with what resolving names and TLS need;
+    ``ro_binds``: more host paths visible read-only (over the writable directory too)."""
     args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     args += ["--hostname", "sandbox"]
+    if network:
+        args.append("--share-net")
     for path in _SYSTEM_DIRS:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
-    for name in _ETC:
+    for name in (*_ETC, *(_NET_ETC if network else ())):
         if os.path.exists(f"/etc/{name}"):
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     args += ["--proc", "/proc", "--dev", "/dev"]
@@ -60,6 +68,8 @@ def bwrap_argv(
         args += ["--bind", str(writable), str(writable)]
         if (writable / ".git").is_dir():  # checkpoints and the base commit are the harness's
             args += ["--ro-bind", str(writable / ".git"), str(writable / ".git")]
+    for path in ro_binds:
+        args += ["--ro-bind", path, path]
     # The root is bwrap's own tmpfs holding only mount points: read-only, nothing lands there.
     args += ["--remount-ro", "/", "--chdir", str(cwd), "--clearenv"]
     for key, value in env.items():
@@ -84,11 +94,20 @@ def python_prefixes(python: str) -> tuple[str, ...]:
     if python == sys.executable:
         found = [sys.prefix, sys.base_prefix]
     else:
+        # -S: no site, so no .pth file of its site-packages runs here on the host (an untrusted
+        # install may have put one there). A venv's own prefix is then its pyvenv.cfg's directory.
         code = "import sys; print(sys.prefix); print(sys.base_prefix)"
         out = subprocess.run(
-            [python, "-I", "-c", code], capture_output=True, text=True, timeout=30, check=True
+            [python, "-I", "-S", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
         )
         found = out.stdout.splitlines()
+        venv = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+        if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
+            found.append(venv)
     found.append(os.path.dirname(os.path.dirname(os.path.realpath(python))))
     # Both spellings of a prefix reached through a symlink: the interpreter may use either.
     paths = {os.path.abspath(p) for p in found} | {os.path.realpath(p) for p in found}

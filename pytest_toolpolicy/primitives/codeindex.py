@@ -11,6 +11,10 @@ and one inside would index the same code twice. FIFOs, devices, files over the r
 (``limits.read_mb``), binary and non-UTF-8 files are not indexed either; each is in
 ``CodeIndex.refused`` with the reason, which an unknown selector's error names. Every read goes
 through ``safefs``. A sandboxed run may change anything, so ``refresh()`` rescans after one.
+
+Parsed files are cached on disk by content (``parsecache.py``): opening another checkout of
+mostly the same files (the next instance, a CLI call) reads and hashes every file as before and
+parses only the ones not seen yet.
 """
 
 from __future__ import annotations
@@ -24,11 +28,14 @@ import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import limits
 from . import safefs
 from .envelope import PrimitiveError
+
+if TYPE_CHECKING:
+    from .parsecache import ParseCache
 
 _SKIP_DIRS = {
     ".git",
@@ -44,6 +51,7 @@ _SKIP_DIRS = {
 _SELECTOR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+KINDS = frozenset({"module", "class", "function", "method"})
 
 
 @dataclass(frozen=True)
@@ -238,9 +246,12 @@ class CodeIndex:
     ``refresh()`` rescans (an lstat per file) and re-indexes only new, changed and removed
     files; ``sync(rel)`` does the same for one file; ``reindex(rel)`` re-reads one file
     unconditionally. A file's entity list is replaced only when its content changed, so derived
-    indexes may compare lists by identity; ``version`` is bumped whenever anything changed."""
+    indexes may compare lists by identity; ``version`` is bumped whenever anything changed.
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    ``cache``: the parse cache (default: the one under the cache dir; False: none), which only
+    the first scan uses: it opens the checkout. Later changes are a run's, parsed file by file."""
+
+    def __init__(self, root: str | os.PathLike[str], *, cache: ParseCache | bool = True) -> None:
         self.root = Path(root).resolve()
         self.by_selector: dict[str, Entity] = {}
         self.by_file: dict[str, list[Entity]] = {}
@@ -249,7 +260,16 @@ class CodeIndex:
         self._listing: dict[str, str] = {}  # links and non-regular files the last scan met
         self._gone: dict[str, str] = {}  # files that were there and no longer are
         self._orphans: set[str] = set()  # visible selectors whose entity was dropped
-        self.refresh()
+        self._cache = _parse_cache(cache)
+        self._parsed: list[tuple[bytes, list[Entity]]] = []  # misses of the cache, to store
+        try:
+            self.refresh()
+            if self._cache is not None:
+                self._cache.store(self._parsed)
+        finally:
+            if self._cache is not None:
+                self._cache.close()
+            self._cache, self._parsed = None, []
         self.version = 0
 
     # -- reading the tree ---------------------------------------------------------------
@@ -357,22 +377,34 @@ class CodeIndex:
         text = _decode(data) if data is not None else None
         if data is not None and text is None:
             reason = f"refusing {rel}: binary or not UTF-8 text"
-        digest = hashlib.blake2b(data, digest_size=16).digest() if data is not None else None
+        digest = hashlib.blake2b(data).digest() if data is not None else None
         racy = max(info.st_mtime_ns, info.st_ctime_ns) >= now - _RACY_NS
         old = self._seen.get(rel)
         self._seen[rel] = _Seen(signature(info), digest, racy, None if text is not None else reason)
         if had and text is not None and old is not None and old.digest == digest:
             return False  # touched or rewritten as it was: the entities stand
         self._drop(rel)
-        if text is None:
+        if text is None or digest is None:
             return had
-        entities = index_source(text, rel)
+        entities = self._parse(rel, text, digest)
         self.by_file[rel] = entities
         for entity in entities:
             # First definition wins, as for a reader scanning top to bottom; later duplicates
             # (conditional defs, overloads) stay reachable through by_file.
             self.by_selector.setdefault(entity.selector, entity)
         return True
+
+    def _parse(self, rel: str, text: str, digest: bytes) -> list[Entity]:
+        """``index_source``, or what the parse cache holds for these bytes at this path."""
+        dotted = module_path(rel)
+        if self._cache is None or dotted is None:
+            return index_source(text, rel)
+        key = self._cache.key(rel, digest)
+        entities = self._cache.load(key, rel, dotted, text.count("\n") + 1)
+        if entities is None:
+            entities = index_source(text, rel)
+            self._parsed.append((key, entities))
+        return entities
 
     def _drop(self, rel: str) -> None:
         for entity in self.by_file.pop(rel, []):
@@ -427,3 +459,13 @@ class CodeIndex:
 
     def __len__(self) -> int:
         return len(self.by_selector)
+
+
+def _parse_cache(cache: ParseCache | bool) -> ParseCache | None:
+    if cache is False:
+        return None
+    if cache is True:
+        from .parsecache import ParseCache
+
+        return ParseCache.default()
+    return cache

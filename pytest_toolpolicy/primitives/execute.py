@@ -1,10 +1,14 @@
-"""``execute``: run Python code in the sandbox, with no workspace in sight.
+"""``execute``: run Python code in the sandbox, in a private directory, nothing writable.
 
 The code goes in through stdin (``python -``), so its size is not bound by argv limits, and it
-runs in a private temporary directory: in bwrap mode the sandbox's own tmpfs ``/tmp``.
+runs in a private temporary directory: in bwrap mode the sandbox's own tmpfs ``/tmp``. For a
+real repository the code imports the workspace's package as grading does: ``env`` carries the
+``PYTHONPATH`` into the workspace, and ``readable`` makes those paths visible, read-only.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from .bwrap import resolve_python
 from .envelope import Envelope, fail, ok
@@ -16,7 +20,14 @@ _TAIL_CHARS = (
 )
 
 
-def execute(sandbox: Sandbox, code: str, timeout: int = 10, python: str | None = None) -> Envelope:
+def execute(
+    sandbox: Sandbox,
+    code: str,
+    timeout: int = 10,
+    python: str | None = None,
+    env: Mapping[str, str] | None = None,
+    readable: Sequence[str] = (),
+) -> Envelope:
     if not isinstance(code, str):
         return fail(f"invalid arg: code (expected str, got {type(code).__name__})")
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
@@ -34,6 +45,8 @@ def execute(sandbox: Sandbox, code: str, timeout: int = 10, python: str | None =
         timeout=timeout,
         merge_stderr=False,
         python=python,
+        env=env,
+        ro_binds=readable,
     )
     return ok(
         {

@@ -119,10 +119,14 @@ class Sandbox:
         merge_stderr: bool,
         python: str | None = None,
         env: Mapping[str, str] | None = None,
+        network: bool = False,
+        ro_binds: Sequence[str] = (),
     ) -> RunResult:
         """Run ``argv`` with ``cwd`` (inside ``writable``; default ``writable``, else a private
         temporary directory) and return what it printed and how it ended. ``env``: variables the
-        harness adds to the allow-listed environment (never anything of the host's)."""
+        harness adds to the allow-listed environment (never anything of the host's). In bwrap
+        mode ``network`` shares the host's network (an environment build's pip needs it) and
+        ``ro_binds`` are host paths it may read; degraded mode has both anyway."""
         python = resolve_python(python)
         writable = writable.resolve() if writable else None
         if writable and not writable.is_dir():
@@ -140,7 +144,17 @@ class Sandbox:
             watch = DiskWatch(writable, bound) if writable else None
             command = list(argv)
             if self.mode == "bwrap":
-                command = bwrap_argv(self.bwrap, command, cwd, writable, env, python, self.limits)
+                command = bwrap_argv(
+                    self.bwrap,
+                    command,
+                    cwd,
+                    writable,
+                    env,
+                    python,
+                    self.limits,
+                    network=network,
+                    ro_binds=ro_binds,
+                )
                 cwd = Path("/")  # the wrapper's own cwd on the host; bwrap --chdir does the rest
             notes = [*self.notes, *cgroups.notes]
             # No single file may outgrow the workspace bound, whatever the poll misses.

@@ -111,4 +111,7 @@ class Toolbox:
     def execute(self, code: str, timeout: int = 10) -> Envelope:
         from .execute import execute
 
-        return execute(self.sandbox, code, timeout, self.python)
+        # A real repository's package is importable, read-only, as in grading and run_test.
+        env = self.sandbox_env or {}
+        readable = (str(self.root),) if "PYTHONPATH" in env else ()
+        return execute(self.sandbox, code, timeout, self.python, env, readable)

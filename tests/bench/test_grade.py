@@ -9,12 +9,30 @@ import pytest
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.bench.envs import Environment
 from pytest_toolpolicy.bench.grade import grade, grade_patch
+from pytest_toolpolicy.bench.infra import needs_network, shared_setup_error
 from pytest_toolpolicy.bench.instance import Instance
-from pytest_toolpolicy.bench.junit import mangle, read_junit
+from pytest_toolpolicy.bench.junit import (
+    Failure,
+    TestOutcome,
+    When,
+    mangle,
+    parse_junit,
+    read_junit,
+)
 from pytest_toolpolicy.bench.workspaces import materialize
 from pytest_toolpolicy.primitives.sandbox import Sandbox
 
-from .gitmirrors import BASE, F2P, P2P, git, make_bundled, make_mirror, patches, real_instance
+from .gitmirrors import (
+    BASE,
+    F2P,
+    FIXED_OPS,
+    P2P,
+    git,
+    make_bundled,
+    make_mirror,
+    patches,
+    real_instance,
+)
 
 SANDBOX = Sandbox.from_env()
 
@@ -50,18 +68,52 @@ def test_patch_that_does_not_apply(calc: Instance, tmp_path: Path) -> None:
     wrong = calc.patch.replace("return a // b", "return a %% b")
     result = grade_patch(calc, wrong, sandbox=SANDBOX, parent=tmp_path)
     assert result.status == "patch_error" and not result.resolved
-    assert result.reason.startswith("patch does not apply: error: patch failed: calc/ops.py")
+    assert (result.reason or "").startswith(
+        "patch does not apply: error: patch failed: calc/ops.py"
+    )
 
 
 def test_missing_test_ids_are_missing_not_a_crash(tmp_path: Path) -> None:
     ghosts = ["tests/test_ops.py::test_nope", "tests/test_ops.py::TestDiv::test_exact[0-0-0]"]
-    instance = bundled(tmp_path, PASS_TO_PASS=[*P2P, *ghosts, "tests/test_gone.py::test_x"])
+    junk = ["tests/test_gone.py::test_x", "[100%]"]
+    instance = bundled(tmp_path, PASS_TO_PASS=[*P2P, *ghosts, *junk])
     result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
     assert result.status == "unresolved"
     assert {i: o for i, o in result.tests.items() if o != "passed"} == dict.fromkeys(
-        [*ghosts, "tests/test_gone.py::test_x"], "missing"
+        [*ghosts, *junk], "missing"
     )
     assert result.tests[F2P[0]] == "passed"
+    # An id whose file is in neither the base commit nor test_patch names no test: reported,
+    # and out of the verdict either way; a test missing from an existing file counts.
+    assert result.ignored == tuple(junk)
+    assert result.reason == (
+        f"{ghosts[0]} missing; {ghosts[1]} missing; left out of the verdict, naming no test "
+        "file: tests/test_gone.py::test_x, [100%]"
+    )
+    fine = dataclasses.replace(instance, PASS_TO_PASS=(*P2P, *junk))
+    result = grade_patch(fine, fine.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert (result.status, result.ignored) == ("resolved", tuple(junk))
+    assert result.reason == (
+        "left out of the verdict, naming no test file: tests/test_gone.py::test_x, [100%]"
+    )
+
+
+def test_a_test_file_the_patch_deletes_is_missing_not_ignored(tmp_path: Path) -> None:
+    files = {**BASE, "tests/test_extra.py": "def test_x():\n    pass\n"}
+    instance = bundled(tmp_path, files, PASS_TO_PASS=["tests/test_extra.py::test_x"])
+    ws = materialize(instance, tmp_path / "items")
+    (ws.root / "calc/ops.py").write_text(FIXED_OPS)
+    (ws.root / "tests/test_extra.py").unlink()
+    result = grade(ws, instance, sandbox=SANDBOX)
+    assert (result.status, result.ignored) == ("unresolved", ())
+    assert result.tests == {F2P[0]: "passed", "tests/test_extra.py::test_x": "missing"}
+
+
+def test_only_junk_in_fail_to_pass_is_an_infra_error(calc: Instance, tmp_path: Path) -> None:
+    instance = dataclasses.replace(calc, FAIL_TO_PASS=("[100%]",))
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert (result.status, result.ignored) == ("infra_error", ("[100%]",))
+    assert result.reason == "no FAIL_TO_PASS id names a test file: [100%]"
 
 
 def test_hung_test_times_out_and_the_next_grade_is_unaffected(tmp_path: Path) -> None:
@@ -98,7 +150,7 @@ def test_test_patch_that_does_not_apply_is_an_infra_error(calc: Instance, tmp_pa
     instance = dataclasses.replace(calc, test_patch=calc.test_patch.replace(" == q", " == 0"))
     result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
     assert result.status == "infra_error"
-    assert result.reason.startswith("test_patch does not apply: error: patch failed")
+    assert (result.reason or "").startswith("test_patch does not apply: error: patch failed")
 
 
 def test_grading_an_agent_workspace_leaves_it_as_it_was(calc: Instance, tmp_path: Path) -> None:
@@ -119,8 +171,15 @@ def test_real_instance_from_a_mirror(tmp_path: Path) -> None:
     git(tmp_path / "scratch", "checkout", "-q", base)
     instance = real_instance("acme/calc", base, *patches(tmp_path / "scratch"))
     env = Environment(sys.executable, (".",), plugin_autoload=False)
-    kw = dict(sandbox=SANDBOX, env=env, repos=mirror.parent, cache_dir=tmp_path / "cache")
-    assert grade_patch(instance, instance.patch, **kw).status == "resolved"
+    result = grade_patch(
+        instance,
+        instance.patch,
+        sandbox=SANDBOX,
+        env=env,
+        repos=mirror.parent,
+        cache_dir=tmp_path / "cache",
+    )
+    assert result.status == "resolved"
 
 
 def test_junit_names_map_back_to_node_ids(tmp_path: Path) -> None:
@@ -135,3 +194,230 @@ def test_junit_names_map_back_to_node_ids(tmp_path: Path) -> None:
     )
     report = read_junit(tmp_path / "j.xml", ids)
     assert report.outcomes == dict(zip(ids, ["passed", "failed", "error"], strict=True))
+
+
+DB_CONFTEST = (
+    "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef db():\n"
+    "    raise RuntimeError('database unavailable')\n"
+)
+SERVER_TESTS = "def test_a(server):\n    pass\n\n\ndef test_b(server):\n    pass\n"
+SERVER_IDS = dict(
+    FAIL_TO_PASS=["tests/test_srv.py::test_a"], PASS_TO_PASS=["tests/test_srv.py::test_b"]
+)
+
+
+def test_a_conftest_fixture_that_fails_every_test_is_an_infra_error(tmp_path: Path) -> None:
+    instance = bundled(tmp_path, {**BASE, "conftest.py": DB_CONFTEST})
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert result.status == "infra_error", result
+    assert result.tests == dict.fromkeys([*F2P, *P2P], "error")
+    assert result.reason == (
+        "every listed test errors at setup: RuntimeError: database unavailable (at conftest.py:6)"
+    )
+
+
+def test_the_same_error_in_a_conftest_the_patch_touched_is_the_patch(tmp_path: Path) -> None:
+    instance = bundled(tmp_path, {**BASE, "conftest.py": DB_CONFTEST})
+    ws = materialize(instance, tmp_path / "items")
+    (ws.root / "calc/ops.py").write_text(FIXED_OPS)
+    (ws.root / "conftest.py").write_text(DB_CONFTEST.replace("db()", "db(request)"))
+    result = grade(ws, instance, sandbox=SANDBOX)
+    assert result.status == "unresolved", result
+    assert set(result.tests.values()) == {"error"}
+
+
+@pytest.mark.parametrize(
+    ("conftest", "reason"),
+    [
+        (
+            "import pytest\n\n\n@pytest.fixture\ndef server():\n    raise OSError('no display')\n",
+            "every listed test errors at setup: OSError: no display (at conftest.py:6)",
+        ),
+        ("", "every listed test errors at setup: fixture 'server' not found"),
+    ],
+    ids=["fixture-error", "fixture-missing"],
+)
+def test_a_fixture_every_test_needs_and_cannot_have(
+    tmp_path: Path, conftest: str, reason: str
+) -> None:
+    files = {**BASE, "conftest.py": conftest, "tests/test_srv.py": SERVER_TESTS}
+    instance = bundled(tmp_path, files, **SERVER_IDS)
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert (result.status, result.reason) == ("infra_error", reason), result
+    # One test that runs is enough to make it the tests' own business.
+    both = dataclasses.replace(instance, PASS_TO_PASS=(*SERVER_IDS["PASS_TO_PASS"], *P2P))
+    result = grade_patch(both, both.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert result.status == "unresolved" and result.tests[P2P[0]] == "passed"
+
+
+def test_a_conftest_that_does_not_import(tmp_path: Path) -> None:
+    instance = bundled(tmp_path, {**BASE, "tests/conftest.py": "import nosuchplugin\n"})
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    reason = result.reason or ""
+    assert result.status == "infra_error", result
+    assert reason.startswith("pytest could not run the tests (exit 4): ")
+    assert reason.endswith("ModuleNotFoundError: No module named 'nosuchplugin'")
+    # Broken by the patch itself, it is the patch's failure.
+    ws = materialize(instance, tmp_path / "items")
+    (ws.root / "tests/conftest.py").write_text("import pytest\n\ndef broken(:\n")
+    result = grade(ws, instance, sandbox=SANDBOX)
+    assert result.status == "unresolved", result
+    assert (result.reason or "").startswith("pytest could not run the tests (exit 4): ")
+    assert set(result.tests.values()) == {"error"}
+
+
+NET_TESTS = (
+    "import socket\n\n\ndef test_net():\n    socket.create_connection(('example.invalid', 80), 5)\n"
+    "\n\ndef test_local():\n    socket.create_connection(('127.0.0.1', 9), 5)\n"
+)
+NET, LOCAL = "tests/test_net.py::test_net", "tests/test_net.py::test_local"
+
+
+def test_a_fail_to_pass_test_that_needs_the_network_is_an_infra_error(tmp_path: Path) -> None:
+    instance = bundled(tmp_path, {**BASE, "tests/test_net.py": NET_TESTS}, FAIL_TO_PASS=[*F2P, NET])
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert (result.status, result.reason) == ("infra_error", f"needs the network: {NET}"), result
+    assert result.tests[NET] == "network" and result.tests[F2P[0]] == "passed"
+
+
+def test_a_pass_to_pass_test_that_needs_the_network_is_left_out(tmp_path: Path) -> None:
+    files = {**BASE, "tests/test_net.py": NET_TESTS}
+    instance = bundled(tmp_path, files, PASS_TO_PASS=[*P2P, NET])
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert (result.status, result.ignored) == ("resolved", (NET,)), result
+    assert result.tests == {**dict.fromkeys([*F2P, *P2P], "passed"), NET: "network"}
+    assert result.reason == f"left out of the verdict, needing the network: {NET}"
+    # A refused connection to a loopback port is a local server's business, not the network's.
+    local = dataclasses.replace(instance, PASS_TO_PASS=(*P2P, NET, LOCAL))
+    result = grade_patch(local, local.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert (result.status, result.tests[LOCAL], result.ignored) == ("unresolved", "failed", (NET,))
+
+
+PARAM_TESTS = (
+    "import pytest\n\n\n@pytest.mark.parametrize('x', ['a b', 'a c', '/tmp/x/y.txt'])\n"
+    "def test_p(x):\n    assert x\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("parser", "outcome"), [("pytest", "missing"), ("pytest_options", "passed")]
+)
+def test_ids_follow_the_parser_of_the_instance(tmp_path: Path, parser: str, outcome: str) -> None:
+    ids = ["tests/test_p.py::test_p[a", "tests/test_p.py::test_p[/y.txt]"]
+    instance = bundled(tmp_path, {**BASE, "tests/test_p.py": PARAM_TESTS}, PASS_TO_PASS=ids)
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path, parser=parser)
+    assert result.tests == {F2P[0]: "passed", ids[0]: "passed", ids[1]: outcome}
+
+
+def test_a_parser_grading_cannot_follow(calc: Instance, tmp_path: Path) -> None:
+    result = grade_patch(calc, calc.patch, sandbox=SANDBOX, parent=tmp_path, parser="django")
+    assert result.status == "infra_error"
+    assert result.reason == "log parser 'django' does not read pytest's output; grading runs pytest"
+
+
+CASES = {
+    "passed": "",
+    "skipped": '<skipped type="pytest.skip" message="no"/>',
+    "xfailed": '<skipped type="pytest.xfail" message="known"/>',
+    "xpassed": '<properties><property name="toolpolicy_xpass" value="1"/></properties>',
+    "error": '<error message="test setup failure">E   RuntimeError: no db</error>',
+    "failed": '<failure message="assert 0">E   assert 0</failure>',
+}
+
+
+def cases(listed: str, *kinds: str, root: str = "testsuites") -> bytes:
+    prop = f'<properties><property name="toolpolicy_nodeid" value="{listed}"/></properties>'
+    body = "".join(
+        f'<testcase classname="t" name="test_p[a {n}]">{prop}{CASES[k]}</testcase>'
+        for n, k in enumerate(kinds)
+    )
+    suite = f"<testsuite>{body}</testsuite>"
+    return (f"<testsuites>{suite}</testsuites>" if root == "testsuites" else suite).encode()
+
+
+@pytest.mark.parametrize(
+    ("kinds", "combined"),
+    [
+        (("passed", "skipped"), "passed"),  # a skip is folded into "SKIPPED [1] ...": no id
+        (("skipped", "xpassed"), "xpassed"),
+        (("xpassed", "xfailed"), "passed"),  # XFAIL counts as passing, XPASS records nothing
+        (("failed", "passed"), "failed"),
+        (("error", "failed"), "failed"),  # -rA prints errors before failures: the last wins
+        (("passed", "error"), "error"),
+        (("skipped", "skipped"), "skipped"),
+    ],
+)
+def test_tests_sharing_a_listed_id_combine_as_swebench_records_them(
+    kinds: tuple[str, ...], combined: str
+) -> None:
+    for root in ("testsuites", "testsuite"):  # the root element differs across pytest versions
+        report = parse_junit(cases("t.py::test_p[a", *kinds, root=root), ["t.py::test_p[a"])
+        assert report.outcomes == {"t.py::test_p[a": combined}
+
+
+TRACEBACK = "fixture\nE   RuntimeError: no db\n\nc.py:5: RuntimeError"
+
+
+@pytest.mark.parametrize(
+    ("message", "when"),
+    [
+        ("test setup failure", "setup"),  # pytest < 6
+        ("failed on setup with &quot;RuntimeError: no db&quot;", "setup"),
+        ("test teardown failure", "teardown"),
+        ("failed on teardown with &quot;RuntimeError: no db&quot;", "teardown"),
+    ],
+)
+def test_errors_read_alike_from_old_and_new_pytest(message: str, when: When) -> None:
+    error = f'<error message="{message}">{TRACEBACK}</error>'
+    data = f'<testsuites><testcase classname="t" name="test_a">{error}</testcase></testsuites>'
+    report = parse_junit(data.encode(), ["t.py::test_a"])
+    assert report.outcomes == {"t.py::test_a": "error"}
+    assert report.failures == {"t.py::test_a": Failure(when, "RuntimeError: no db", TRACEBACK)}
+
+
+@pytest.mark.parametrize(
+    ("crash", "network"),
+    [
+        ("socket.gaierror: [Errno -3] Temporary failure in name resolution", True),
+        ("OSError: [Errno 101] Network is unreachable", True),
+        (
+            "requests.exceptions.ConnectionError: HTTPConnectionPool(host='httpbin.org', port=80): "
+            "Max retries exceeded with url: /get (Caused by NewConnectionError('<urllib3.connection."
+            "HTTPConnection object>: Failed to establish a new connection: [Errno 111] Connection "
+            "refused'))",
+            True,
+        ),
+        ("requests.exceptions.ConnectTimeout: HTTPConnectionPool(host='10.255.255.1')", True),
+        (
+            "requests.exceptions.ConnectionError: HTTPConnectionPool(host='127.0.0.1', port=5000): "
+            "Max retries exceeded with url: / (Caused by NewConnectionError(... [Errno 111] "
+            "Connection refused'))",
+            False,
+        ),
+        ("AssertionError: assert 'Network is reachable' == 'x'", False),
+        ("ValueError: invalid url", False),
+    ],
+)
+def test_what_needs_the_network(crash: str, network: bool) -> None:
+    failure = Failure(
+        "call", crash, f"    def test():\n>       go()\nE       {crash}\n\nt.py:2: Error"
+    )
+    assert needs_network(failure) is network
+
+
+def test_a_shared_setup_error_needs_every_test_and_one_cause() -> None:
+    def error(message: str, when: When = "setup") -> Failure:
+        return Failure(when, message, f"E   {message}\n\nconftest.py:3: RuntimeError")
+
+    ids = ["t.py::a", "t.py::b"]
+    both: dict[str, TestOutcome] = dict.fromkeys(ids, "error")
+    same = dict.fromkeys(ids, error("RuntimeError: no db"))
+    reason = "every listed test errors at setup: RuntimeError: no db (at conftest.py:3)"
+    assert shared_setup_error(ids, both, same, {"calc/ops.py"}) == reason
+    assert shared_setup_error(ids, both, same, {"conftest.py"}) is None
+    assert shared_setup_error(ids, {**both, "t.py::b": "passed"}, same, set()) is None
+    other = {**same, "t.py::b": error("RuntimeError: no cache")}
+    assert shared_setup_error(ids, both, other, set()) is None
+    teardown = {**same, "t.py::b": error("RuntimeError: no db", "teardown")}
+    assert shared_setup_error(ids, both, teardown, set()) is None
+    assert shared_setup_error([], {}, {}, set()) is None

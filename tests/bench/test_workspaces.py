@@ -1,17 +1,15 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.bench import envs, workspaces
+from pytest_toolpolicy.bench import workspaces
 from pytest_toolpolicy.bench.instance import Instance
 from pytest_toolpolicy.bench.workspaces import (
     WorkspaceSetupError,
@@ -137,45 +135,6 @@ def test_bundled_repo_changed_without_its_instance_json(tmp_path: Path) -> None:
         materialize(instance, tmp_path / "items")
 
 
-def test_interpreter_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    env = {"TOOLPOLICY_PYTHON": f"acme/calc@2.0=sh, acme/calc={sys.executable}, true"}
-    assert envs.choose_python("acme/calc", "1.0", environ=env) == sys.executable
-    assert envs.choose_python("acme/calc", "2.0", environ=env).endswith("/sh")
-    assert envs.choose_python("other/x", "1.0", environ=env).endswith("/true")
-    assert envs.choose_python("other/x", "1.0", environ={}) == sys.executable
-
-
-# Builds a real venv (a few seconds): TOOLPOLICY_SKIP_VENV=1 skips it.
-@pytest.mark.skipif(os.environ.get("TOOLPOLICY_SKIP_VENV") == "1", reason="TOOLPOLICY_SKIP_VENV")
-def test_venv_for_a_real_repo(tmp_path: Path, cache: Path) -> None:
-    """A real venv from the current interpreter and a real ``pip install -e``, offline (the
-    package builds with its own in-tree backend)."""
-    repos, instance, _ = real(tmp_path, bare=False)
-    checkout = cached_checkout(instance, repos=repos, cache_dir=cache)
-    env = envs.ensure_env(
-        "acme/calc", "1.0", checkout, cache_dir=cache, requirements=(), pip_args=("--no-index",)
-    )
-    assert env.repo_paths == (".",)
-    assert env.pythonpath(tmp_path / "ws") == (str((tmp_path / "ws").resolve()),)
-    again = envs.ensure_env("acme/calc", "1.0", checkout, cache_dir=cache, requirements=())
-    assert again == env
-    probe = subprocess.run(
-        [env.python, "-c", "import calc; print(calc.div(6, 3))"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
-    assert probe.stdout.strip() == "2", probe.stderr
-
-
-def test_venv_failure_is_an_infrastructure_error(tmp_path: Path, cache: Path) -> None:
-    with pytest.raises(envs.EnvironmentSetupError, match="create the venv failed"):
-        envs.ensure_env("acme/calc", "1.0", tmp_path, python="false", cache_dir=cache)
-    pip = [sys.executable, "-m", "pip", "install", "--no-index", "no-such-package-xyz"]
-    with pytest.raises(envs.EnvironmentSetupError, match=r"(?s)install x failed.*no-such-package"):
-        envs._step("install x", pip, timeout=60)
-
-
 def evil_script(tmp_path: Path, marker: Path, name: str) -> Path:
     path = tmp_path / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -270,12 +229,3 @@ def test_remove_tree_opens_up_locked_directories_without_privileges(
         assert os.waitpid(pid, 0)[1] == 0
         assert os.listdir(items) == []
     assert (host / "keep.txt").read_text() == "keep\n"
-
-
-def test_pip_and_venv_get_no_host_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-secret")
-    monkeypatch.setenv("PIP_INDEX_URL", "https://pypi.invalid/simple")
-    dump = "import json, os; print(json.dumps(dict(os.environ)))"
-    seen = json.loads(envs._step("dump", [sys.executable, "-c", dump], 60))
-    assert "OPENAI_API_KEY" not in seen
-    assert seen["PIP_INDEX_URL"] == "https://pypi.invalid/simple" and seen["PATH"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolpolicy.bench import load_instances
+from pytest_toolpolicy.models.sim.base_tree import directory_tree
 from pytest_toolpolicy.models.sim.plan import gold_edits
 from pytest_toolpolicy.policy.config import PolicyConfig
 from pytest_toolpolicy.policy.trust import trust_gate
@@ -48,7 +49,7 @@ def test_loose_searches_never_fail_the_round_trip_check(instance) -> None:
     box = Toolbox(repo)
     config = PolicyConfig()
     found = 0
-    for edit in gold_edits(repo, instance.patch, True):
+    for edit in gold_edits(directory_tree(repo), instance.patch, True):
         for query in sorted(loose_names(edit.selector)):
             call = ToolCall("search_symbol", {"query": query})
             envelope = box.call("search_symbol", call.args)

@@ -1,5 +1,7 @@
 """search_code's bounds: a call's embedding work stops at ``limits.search_s`` (BM25 ranks that
-call, the next continues), and no entity or query size makes a call's memory unbounded."""
+call, the next continues), and no entity or query size makes a call's memory unbounded. Most
+tests here embed the corpus whole (``pool=WHOLE``); the last ones bound a large corpus's work
+to its query's candidates."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pytest_toolpolicy.primitives.embedder import EmbedderUnavailable
 from pytest_toolpolicy.primitives.search_code import CodeSearch
 
 N_FUNCS = 120
+WHOLE = 10_000  # a pool larger than any corpus here: every entity is embedded
 INCOMPLETE = re.compile(
     r"embedding index incomplete: ([\d,]+) of ([\d,]+) entities embedded within 0\.3s "
     r"\(limit search_s\); the next search_code call continues"
@@ -80,7 +83,7 @@ def _counts(note: str) -> tuple[int, int]:
 @pytest.mark.usefixtures("tight")
 def test_a_slow_embedding_stops_at_the_budget_and_bm25_ranks_meanwhile(repo: Path):
     embedder = SlowEmbedder()
-    search = CodeSearch(CodeIndex(repo), embedder)
+    search = CodeSearch(CodeIndex(repo), embedder, pool=WHOLE)
     began = time.monotonic()
     data = search.search("reconcile ledger entries")["data"]
     assert time.monotonic() - began < 0.3 + 1.0  # the budget, and at most about one chunk more
@@ -94,7 +97,7 @@ def test_a_slow_embedding_stops_at_the_budget_and_bm25_ranks_meanwhile(repo: Pat
 @pytest.mark.usefixtures("tight")
 def test_the_next_call_continues_and_nothing_is_embedded_twice(repo: Path):
     embedder = SlowEmbedder()
-    search = CodeSearch(CodeIndex(repo), embedder)
+    search = CodeSearch(CodeIndex(repo), embedder, pool=WHOLE)
     progress = []
     for _ in range(40):
         data = search.search("reconcile ledger entries")["data"]
@@ -109,7 +112,8 @@ def test_the_next_call_continues_and_nothing_is_embedded_twice(repo: Path):
 
 def test_without_a_tight_budget_one_call_embeds_everything(repo: Path):
     embedder = SlowEmbedder(per_text=0)
-    data = CodeSearch(CodeIndex(repo), embedder).search("reconcile ledger entries")["data"]
+    search = CodeSearch(CodeIndex(repo), embedder, pool=WHOLE)
+    data = search.search("reconcile ledger entries")["data"]
     assert data["ranker"] == "embed" and data["ranker_note"] is None
 
 
@@ -120,7 +124,7 @@ def test_embedding_goes_in_bounded_chunks(tmp_path: Path, monkeypatch: pytest.Mo
     for n in range(10):
         (root / f"m{n}.py").write_text("".join(f"def f{n}_{k}(): pass\n" for k in range(50)))
     embedder = SlowEmbedder(per_text=0)
-    assert CodeSearch(CodeIndex(root), embedder).refresh() == "embed"
+    assert CodeSearch(CodeIndex(root), embedder, pool=WHOLE).refresh() == "embed"
     sizes = [len(batch) for batch in embedder.batches]
     assert sum(sizes) == 510 and max(sizes) <= 100  # 500 functions, 10 modules
 

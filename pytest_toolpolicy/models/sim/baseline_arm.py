@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ...bench.instance import Instance
+from .base_tree import BaseTree
 from .dice import Dice
 from .plan import blind_search, make_plan
 
@@ -33,7 +34,9 @@ def history(messages: list[dict[str, str]]) -> list[tuple[Call, str]]:
     return out
 
 
-def baseline_action(instance: Instance, messages: list[dict[str, str]], dice: Dice) -> Call:
+def baseline_action(
+    instance: Instance, tree: BaseTree | None, messages: list[dict[str, str]], dice: Dice
+) -> Call:
     if instance.underspecified or not instance.patch:
         if dice.roll("guess", "issue"):
             return _call("submit", message="Fixed the issue as I understood it.")
@@ -42,7 +45,7 @@ def baseline_action(instance: Instance, messages: list[dict[str, str]], dice: Di
     ok = [(c, r) for c, r in past if _ok(r)]
     edits_done = [i for i, (c, r) in enumerate(past) if c.get("tool") == "edit_file" and _ok(r)]
     tests = [i for i, (c, _) in enumerate(past) if c.get("tool") == "bash"]
-    plan = make_plan(instance, dice, entity_scoped=False)
+    plan = make_plan(instance, tree, dice, entity_scoped=False)
     edits = plan.first + plan.fix
     done = len(edits_done)
     seen = tests[-1] if tests and (not edits_done or tests[-1] > edits_done[-1]) else None

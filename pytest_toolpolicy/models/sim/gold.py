@@ -12,8 +12,8 @@ the gold patch's result; a mismatch is a ``GoldError``, never a silently wrong o
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from ...primitives.codeindex import Entity, index_source
 from ...primitives.lint import LintError, added_errors, lint_text
@@ -91,14 +91,15 @@ def apply_runs(text: str, runs: list[_Run]) -> str:
     return "".join(lines)
 
 
-def file_edits(repo: Path, patch: str, *, entity_scoped: bool) -> list[Edit]:
-    """The edits that turn ``repo`` (the base) into the gold patch's result, checked in memory.
+def file_edits(read: Callable[[str], str], patch: str, *, entity_scoped: bool) -> list[Edit]:
+    """The edits that turn the base files (``read(rel)`` is one's text) into the gold patch's
+    result, checked in memory.
 
     Nearby runs are merged into one edit where the caps allow: fewer edits keep a run's ledger
     short enough for the simulator to count its progress from the prompt."""
     edits: list[Edit] = []
     for rel, runs in parse_patch(patch).items():
-        base = (repo / rel).read_text(encoding="utf-8")
+        base = read(rel)
         try:
             mine = _edits(base, rel, _merged(base, runs), entity_scoped)
         except GoldError:
@@ -113,7 +114,9 @@ def _lint_safe(base: str, rel: str, edits: list[Edit]) -> list[Edit]:
     """The edits reordered for ``edit_entity``'s lint gate, which refuses an edit that adds
     py_compile/ruff E9,F errors: an edit that adds an error a later edit resolves (an import
     added before its use) is first merged with the edits up to the resolving one, as one edit of
-    the smallest entity holding them all, when that fits the caps; else it is staged with
+    the smallest entity holding them all, when that fits the caps; else it is made after the
+    following edits up to the one that resolves the error, when each of them passes the gate so
+    (an import removed before its last use is: real patches do that); else it is staged with
     ``# noqa: CODE`` on the offending lines, and one last edit takes the comments off again
     once the use is in. The result is checked: every edit passes the gate and the file ends
     as the gold patch leaves it."""
@@ -128,8 +131,18 @@ def _lint_safe(base: str, rel: str, edits: list[Edit]) -> list[Edit]:
         added = added_errors(errors, after_errors)
         if added:
             merged = _merge_following(text, rel, edits[i:], errors)
+            deferred = None if merged is not None else _deferred(text, rel, edits[i:], errors)
             if merged is not None:
                 edit, used = merged
+                after = _apply(text, rel, edit)
+                after_errors = lint_text(after, rel)
+                i += used - 1
+            elif deferred is not None:
+                (*before, edit), used = deferred
+                for earlier in before:
+                    text = _apply(text, rel, earlier)
+                    out.append(earlier)
+                errors = lint_text(text, rel)
                 after = _apply(text, rel, edit)
                 after_errors = lint_text(after, rel)
                 i += used - 1
@@ -173,6 +186,67 @@ def _merge_following(
             return merged, n
         return None
     return None
+
+
+def _deferred(
+    text: str, rel: str, edits: list[Edit], errors: list[LintError]
+) -> tuple[list[Edit], int] | None:
+    """``edits[1:n] + [edits[0]]`` for the smallest n where each, made in that order, adds no
+    lint error, and n; None when there is no such n. A line that ``edits[0]`` replaces anyway may be
+    marked ``# noqa: CODE`` first, by an edit of its own, when one of the others makes it an
+    error in the meantime (the use of an import changed before the import is removed)."""
+    first = edits[0]
+    out: list[Edit] = []
+    after, now = text, errors
+    for n, edit in enumerate(edits[1:], 2):
+        try:
+            made = _apply(after, rel, edit)
+            later = lint_text(made, rel)
+            added = added_errors(now, later)
+            for error in added:
+                marked = _mark(made, after, rel, first, error)
+                if marked is None:
+                    return None
+                mark, first = marked
+                after = _apply(after, rel, mark)
+                out.append(mark)
+            if added:
+                now = lint_text(after, rel)
+                made = _apply(after, rel, edit)
+                later = lint_text(made, rel)
+                if added_errors(now, later):
+                    return None
+        except GoldError:
+            return None
+        out.append(edit)
+        after, now = made, later
+        try:
+            last = _apply(after, rel, first)
+        except GoldError:
+            continue
+        if not added_errors(now, lint_text(last, rel)):
+            return [*out, first], n
+    return None
+
+
+def _mark(
+    made: str, text: str, rel: str, first: Edit, error: LintError
+) -> tuple[Edit, Edit] | None:
+    """An edit of ``text`` adding ``# noqa: CODE`` to the line ``error`` names in ``made``, and
+    ``first`` matching the marked line, when ``first`` replaces that line anyway; else None."""
+    lines = made.splitlines(keepends=True)
+    if not 0 < error.line <= len(lines):
+        return None
+    clean = lines[error.line - 1]
+    code = clean.rstrip("\n")
+    if "#" in code or not code.strip() or clean not in first.search.splitlines(keepends=True):
+        return None
+    if clean not in text.splitlines(keepends=True):
+        return None
+    marked = f"{code}  # noqa: {error.code}" + clean[len(code) :]
+    mark = _edit_line(text, rel, clean, marked)
+    search = first.search.replace(clean, marked, 1)
+    return mark, Edit(first.file, first.selector, search, first.replace)
 
 
 def _diff_edit(before: str, after: str, rel: str) -> Edit | None:

@@ -4,6 +4,11 @@ Stateless per request: the arm is told by the prompt (the policy's user message 
 ``## Candidate tools``), the next action is derived from what the prompt shows, and every fault
 is a seeded decision (``dice.py``) logged once per opportunity. A reply that answers a rejection
 or an error carries no reply-shape fault: the simulator corrects what it was told was wrong.
+
+What it knows besides the prompt: the instance (its gold patch) and the tree the agent started
+from, which a run tells it (``attach``, from ``ab.arms.dispatch_for``); a bundled instance
+outside a run falls back to its ``repo/`` directory. A gold patch it cannot turn into edits is a
+``ModelError`` naming the instance and the cause.
 """
 
 from __future__ import annotations
@@ -11,13 +16,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ...bench.instance import Instance
+from ...primitives.workspace import Workspace
 from ..base import Completion, ModelError, ModelRequest
 from ..prices import PriceTable, load_prices
+from .base_tree import BaseTree, directory_tree, workspace_tree
 from .baseline_arm import baseline_action
 from .dice import DecisionLog, Dice
+from .gold import GoldError
 from .policy_arm import policy_action, read_prompt
 from .profile import Profile
 from .tokens import TokenCounter
@@ -43,6 +52,17 @@ class SimModel:
         self.log = DecisionLog()
         self.tokens = TokenCounter()
         self.prices = prices if prices is not None else load_prices()
+        self._trees: dict[str, BaseTree] = {}
+
+    def attach(self, instance_id: str, workspace: Workspace) -> None:
+        """The workspace a run of ``instance_id`` plays in: its base commit is planned against."""
+        self._trees[instance_id] = workspace_tree(workspace)
+
+    def tree(self, instance: Instance) -> BaseTree | None:
+        tree = self._trees.get(instance.instance_id)
+        if tree is None and instance.path is not None:
+            tree = directory_tree(Path(instance.path) / "repo")
+        return tree
 
     def complete(self, request: ModelRequest) -> Completion:
         start = time.monotonic()
@@ -53,12 +73,18 @@ class SimModel:
         user = next((m["content"] for m in messages if m.get("role") == "user"), "")
         arm = "policy" if "## Candidate tools" in user else "current"
         dice = Dice(self.seed, self.profile, self.log, arm, instance.instance_id)
+        tree = self.tree(instance)
+        try:
+            if arm == "policy":
+                call = policy_action(instance, tree, user, dice)
+            else:
+                call = baseline_action(instance, tree, messages, dice)
+        except GoldError as exc:
+            raise ModelError(f"sim cannot plan instance {instance.instance_id}: {exc}") from None
         if arm == "policy":
-            call = policy_action(instance, user, dice)
             _, latest = read_prompt(user)
             correcting = latest.get("kind") == "rejected"
         else:
-            call = baseline_action(instance, messages, dice)
             last = messages[-1].get("content", "") if len(messages) > 2 else ""
             correcting = "error:" in last or last.startswith("Format error")
         key = f"turn{request.turn}:{'retry' if correcting else 'first'}"

@@ -1,15 +1,19 @@
 """What the simulator means to do on one instance: the gold edits, maybe preceded by a wrong
-first patch that only a failing test output makes it correct."""
+first patch that only a failing test output makes it correct.
+
+The gold edits are computed from the tree the agent starts from (``base_tree.py``), so a real
+instance (a checkout at its base commit) and a bundled one are planned alike; they are a pure
+function of that tree and the patch, cached by the tree's content key and the patch."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from ...bench.instance import Instance
+from .base_tree import BaseTree, BaseTreeError
 from .dice import Dice
-from .gold import Edit, file_edits
+from .gold import Edit, GoldError, file_edits
 
 _MARK = "  # sim: tentative fix"
 _SEARCH_CAP = 400
@@ -26,13 +30,24 @@ class Plan:
 
 
 @lru_cache(maxsize=256)
-def gold_edits(repo: Path, patch: str, entity_scoped: bool) -> tuple[Edit, ...]:
-    return tuple(file_edits(repo, patch, entity_scoped=entity_scoped))
+def gold_edits(tree: BaseTree, patch: str, entity_scoped: bool) -> tuple[Edit, ...]:
+    """Keyed by ``tree.key`` (its reader is not part of the key): one commit, one plan."""
+    try:
+        edits = tuple(file_edits(tree.read, patch, entity_scoped=entity_scoped))
+    except BaseTreeError as exc:
+        raise GoldError(str(exc)) from None
+    if not edits:
+        raise GoldError("the gold patch changes no file the simulator can edit")
+    return edits
 
 
-def make_plan(instance: Instance, dice: Dice, entity_scoped: bool) -> Plan:
-    assert instance.path is not None
-    edits = gold_edits(Path(instance.path) / "repo", instance.patch, entity_scoped)
+def make_plan(instance: Instance, tree: BaseTree | None, dice: Dice, entity_scoped: bool) -> Plan:
+    if tree is None:
+        raise GoldError(
+            "no base tree to plan against: the simulator is told its workspace when a run's"
+            " dispatch is made (ab.arms.dispatch_for), and this instance has no bundled repo/"
+        )
+    edits = gold_edits(tree, instance.patch, entity_scoped)
     wrong = _wrong_first(edits)
     if wrong is None or not dice.roll("wrong_patch", "patch"):
         return Plan(edits)

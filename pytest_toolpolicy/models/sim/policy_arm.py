@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ...bench.instance import Instance
+from .base_tree import BaseTree
 from .dice import Dice
 from .plan import Plan, blind_search, make_plan
 
@@ -36,7 +37,7 @@ def read_prompt(user: str) -> tuple[list[str], dict[str, Any]]:
     return lines, latest if isinstance(latest, dict) else {}
 
 
-def policy_action(instance: Instance, user: str, dice: Dice) -> Call:
+def policy_action(instance: Instance, tree: BaseTree | None, user: str, dice: Dice) -> Call:
     lines, latest = read_prompt(user)
     if instance.underspecified or not instance.patch:
         if dice.roll("guess", "issue"):
@@ -49,7 +50,7 @@ def policy_action(instance: Instance, user: str, dice: Dice) -> Call:
         if sum(line.startswith(key) for line in lines) <= 1:  # re-check once
             arg = "selector" if latest["kind"] == "read_entity" else "target"
             return _call(latest["kind"], **{arg: latest.get("target")})
-    plan = make_plan(instance, dice, entity_scoped=True)
+    plan = make_plan(instance, tree, dice, entity_scoped=True)
     target = instance.test_target or "tests"
     return _next(plan, lines, ledger_truncated(user), dice, target)
 

@@ -14,16 +14,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...primitives.workspace import Workspace
 from .dice import Dice
 from .model import SimModel
 
 Dispatch = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
-def wrap_dispatch(model: object, dispatch: Dispatch, arm: str, instance_id: str) -> Dispatch:
+def wrap_dispatch(
+    model: object,
+    dispatch: Dispatch,
+    arm: str,
+    instance_id: str,
+    workspace: Workspace | None = None,
+) -> Dispatch:
     """``dispatch`` behind the flaky wrapper when ``model`` is a sim whose profile has
     ``flaky_tool > 0`` and the arm is the policy's; else ``dispatch`` itself. Make one per run:
-    the wrapper counts the run's ``run_test`` calls, and a decision is keyed on that count."""
+    the wrapper counts the run's ``run_test`` calls, and a decision is keyed on that count.
+    A sim is also told the run's ``workspace``: it plans its edits against the base commit."""
+    if isinstance(model, SimModel) and workspace is not None:
+        model.attach(instance_id, workspace)
     if arm != "policy" or not isinstance(model, SimModel) or model.profile.flaky_tool <= 0:
         return dispatch
     return FlakyDispatch(dispatch, Dice(model.seed, model.profile, model.log, arm, instance_id))
