@@ -1,4 +1,5 @@
-"""Gold labels (``gold_labels/<instance_id>.json``) and the map that scores both arms on them.
+"""Gold labels (``evals/instances/<instance_id>/gold.json``, beside each bundled instance) and
+the map that scores both arms on them.
 
 Format and mapping are documented in ``gold_labels/FORMAT.md``.
 """
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest_toolpolicy
 
-GOLD_DIR = Path(pytest_toolpolicy.__file__).parent.parent / "gold_labels"
+GOLD_DIR = Path(pytest_toolpolicy.__file__).parent.parent / "evals" / "instances"
 MOVES = frozenset(
     {"read_entity", "search_symbol", "search_code", "edit_entity", "run_test", "execute"}
     | {"ask_user", "stop"}
@@ -37,7 +38,8 @@ class GoldLabel:
 
 
 def load_gold(instance_id: str, directory: Path = GOLD_DIR) -> GoldLabel:
-    path = directory / f"{instance_id}.json"
+    """The label in ``directory/<instance_id>/gold.json``."""
+    path = directory / instance_id / "gold.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

@@ -15,6 +15,7 @@ import pytest_toolpolicy
 
 from .. import jsonsafe
 from ..paths import cache_dir, write_atomic
+from .bundled_repos import StreamError, stream_commits, stream_path
 from .instance import Instance, InstanceError, instance_from_row
 
 BUNDLED_DIR = Path(pytest_toolpolicy.__file__).parent.parent / "evals" / "instances"
@@ -31,6 +32,7 @@ _ID_IN_LINE = re.compile(rb'"instance_id"\s*:\s*"([A-Za-z0-9][\w.\-]*)"')
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number"}
 _JSON_KINDS |= {bool: "a boolean", type(None): "null"}
+_COMMIT = re.compile(r"[0-9a-fA-F]{7,40}")
 
 # (label for errors when the id is unusable, raw row, bundled instance dir); or an error.
 Row = tuple[str, dict[str, Any], Path | None]
@@ -129,6 +131,7 @@ def _rows(source: str) -> Iterator[Row | InstanceError]:
 def _bundled_rows(root: Path) -> Iterator[Row | InstanceError]:
     if not root.is_dir():
         raise DatasetError(f"bundled benchmark directory {root} does not exist")
+    streams: dict[Path, frozenset[str] | str] = {}  # each project's commits, or why none
     for directory in sorted(root.iterdir()):
         if not directory.is_dir() or directory.name.startswith((".", "_")):
             continue
@@ -146,10 +149,34 @@ def _bundled_rows(root: Path) -> Iterator[Row | InstanceError]:
         elif isinstance(row.get("instance_id"), str) and row["instance_id"] != name:
             found = row["instance_id"]
             yield InstanceError(name, "instance_id", f"{found!r} differs from its directory name")
-        elif not (directory / "repo").is_dir():
-            yield InstanceError(name, "repo/", f"no repo/ directory in {directory}")
+        elif problem := _not_in_stream(row, directory, streams):
+            yield InstanceError(name, *problem)
         else:
             yield name, row, directory
+
+
+def _not_in_stream(
+    row: dict[str, Any], directory: Path, streams: dict[Path, frozenset[str] | str]
+) -> tuple[str, str] | None:
+    """(field, problem) when the instance's base commit is not in its project's stream
+    (``bundled_repos``); a field of the wrong type is left to ``instance_from_row`` to name."""
+    repo, base = row.get("repo"), row.get("base_commit")
+    if not isinstance(repo, str) or not isinstance(base, str) or not _COMMIT.fullmatch(base):
+        return None
+    stream = stream_path(directory, repo)
+    if stream not in streams:
+        try:
+            streams[stream] = stream_commits(stream.read_bytes(), stream)
+        except FileNotFoundError:
+            streams[stream] = f"no repository stream {stream} for {repo}"
+        except (OSError, StreamError) as error:
+            streams[stream] = f"cannot read the repository stream: {error}"
+    commits = streams[stream]
+    if isinstance(commits, str):
+        return "repo", commits
+    if not any(commit.startswith(base.lower()) for commit in commits):
+        return "base_commit", f"{base} is not a commit of {stream}"
+    return None
 
 
 def _jsonl_rows(path: Path, source: str) -> Iterator[Row | InstanceError]:

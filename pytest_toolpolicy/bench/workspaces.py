@@ -1,17 +1,18 @@
 """An instance as a fresh ``Workspace`` at its base commit, one per test item.
 
-Bundled instances are copied from ``<instance>/repo`` and committed by ``Workspace.create``,
-whose commit id is a function of the content only, so it must equal ``base_commit``.
-
-Real repositories come from a local mirror ``DIR/<owner>__<name>`` (bare or not) or from
-``https://github.com/<repo>.git``. A checkout per (repo, commit) is cached under
+Every instance takes one path: a mirror, a cached checkout of the commit, a shared clone per
+item. A real repository's mirror is a local one, ``DIR/<owner>__<name>`` (bare or not), or a
+bare clone of ``https://github.com/<repo>.git``; a bundled project's is a bare repository
+imported from its stream (``bundled_repos``), cached under ``repos/`` by the stream's content
+hash, so an edited stream is imported anew. A checkout per (repo, commit) is cached under
 ``$TOOLPOLICY_CACHE_DIR/repos`` (default ``~/.cache/pytest-toolpolicy/repos``); each item gets
 ``git clone --shared`` of it. A shared clone rather than ``git worktree add``: worktrees share
 refs with their main repository, so one item's checkpoint refs (``refs/toolpolicy/...``) would
 be visible to, and could collide with, another's; a shared clone has its own refs, index and
 HEAD while borrowing the objects through ``alternates`` (nothing copied but the files). Cache
-entries are built in a temporary directory and renamed into place, so concurrent workers
-materializing the same (repo, commit) both succeed (one rename wins, the other is discarded).
+entries (mirrors and checkouts) are built in a temporary directory and renamed into place, so
+concurrent workers materializing the same (repo, commit) both succeed (one rename wins, the
+other is discarded).
 
 git runs through ``hostgit`` (scrubbed environment, program-running config off, a timeout);
 only a clone from the URL template may use https. A leftover item directory is removed
@@ -22,6 +23,7 @@ unreadable or unwritable (mode 000) are opened up first.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import stat
@@ -34,13 +36,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..paths import cache_dir as default_cache_dir
 from ..primitives import hostgit
-from ..primitives.workspace import Workspace, WorkspaceError
+from ..primitives.workspace import Workspace
+from . import bundled_repos
 
 if TYPE_CHECKING:
     from .instance import Instance
 
 GITHUB_URL = "https://github.com/{repo}.git"
-_JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 
 
 class WorkspaceSetupError(Exception):
@@ -80,37 +82,21 @@ def materialize(
     else:
         root = Path(tempfile.mkdtemp(prefix=f"{mirror_name(instance.instance_id)}-", dir=parent))
     try:
-        if instance.path is not None:
-            return _bundled(instance, root)
         checkout = cached_checkout(
             instance, repos=repos, cache_dir=cache_dir, url_template=url_template
         )
-        clone = ["clone", "-q", "--shared", "--no-checkout", str(checkout), str(root)]
-        _git(instance, clone, cwd=parent)
+        # No refs but the base: later commits of the history (a bundled project's next instance
+        # starts from this one's fix; a real mirror holds the upstream fix) must not be one
+        # `git log --all` away from the agent.
+        clone = ["clone", "-q", "--shared", "--no-checkout", "--single-branch", "--no-tags"]
+        _git(instance, [*clone, str(checkout), str(root)], cwd=parent)
+        _git(instance, ["remote", "remove", "origin"], cwd=root)
         _git(instance, ["checkout", "-q", "--detach", instance.base_commit], cwd=root)
         return Workspace(root, base=instance.base_commit)
     except BaseException:
         with contextlib.suppress(OSError):
             remove_tree(root)
         raise
-
-
-def _bundled(instance: Instance, root: Path) -> Workspace:
-    source = Path(instance.path or "") / "repo"
-    if not source.is_dir():
-        raise WorkspaceSetupError(instance.instance_id, f"bundled repo not found: {source}")
-    shutil.copytree(source, root, dirs_exist_ok=True, ignore=_JUNK)
-    try:
-        workspace = Workspace.create(root)
-    except WorkspaceError as exc:
-        raise WorkspaceSetupError(instance.instance_id, str(exc)) from None
-    if not workspace.base.startswith(instance.base_commit.lower()):
-        raise WorkspaceSetupError(
-            instance.instance_id,
-            f"bundled repo commits to {workspace.base[:12]}, instance.json says "
-            f"{instance.base_commit[:12]}: {source} changed without its instance.json",
-        )
-    return workspace
 
 
 def cached_checkout(
@@ -130,9 +116,13 @@ def cached_checkout(
         return entry
     source = _source(instance, repos, cache_dir, url_template)
     if _git(instance, ["cat-file", "-t", f"{commit}^{{commit}}"], cwd=source, ok=1):
-        where = (
-            f"mirror {source}" if repos else f"clone of {url_template.format(repo=instance.repo)}"
-        )
+        if instance.path is not None:
+            stream = bundled_repos.stream_path(instance.path, instance.repo)
+            where = f"{stream} (imported to {source}): the stream and instance.json disagree"
+        elif repos:
+            where = f"mirror {source}"
+        else:
+            where = f"clone of {url_template.format(repo=instance.repo)}"
         raise WorkspaceSetupError(instance.instance_id, f"{what} {commit} not found in {where}")
 
     def build(tmp: Path) -> None:
@@ -144,6 +134,8 @@ def cached_checkout(
 
 
 def _source(instance: Instance, repos: Path | None, cache_dir: Path | None, url: str) -> Path:
+    if instance.path is not None:
+        return _bundled_mirror(instance, cache_dir)
     if repos is not None:
         mirror = Path(repos) / mirror_name(instance.repo)
         if not mirror.is_dir():
@@ -159,6 +151,27 @@ def _source(instance: Instance, repos: Path | None, cache_dir: Path | None, url:
     return _publish(
         bare, lambda tmp: _git(instance, [*clone, str(tmp)], cwd=tmp.parent, network=True)
     )
+
+
+def _bundled_mirror(instance: Instance, cache_dir: Path | None) -> Path:
+    """The bare repository imported from the instance's project stream."""
+    stream = bundled_repos.stream_path(Path(instance.path or ""), instance.repo)
+    try:
+        data = stream.read_bytes()
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise WorkspaceSetupError(
+            instance.instance_id, f"cannot read the bundled repository {stream}: {why}"
+        ) from None
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    entry = cache_root(cache_dir) / f"{mirror_name(instance.repo)}-{digest}.git"
+    if entry.is_dir():
+        return entry
+
+    def error(message: str) -> WorkspaceSetupError:
+        return WorkspaceSetupError(instance.instance_id, f"cannot import {stream}: {message}")
+
+    return _publish(entry, lambda tmp: bundled_repos.import_stream(data, tmp, error))
 
 
 def _publish(entry: Path, build: Callable[[Path], object]) -> Path:

@@ -11,12 +11,15 @@ Two chat messages:
 
 The prompt does not grow with the run: the ledger window bounds the number of lines, each line is
 capped at ``MAX_LINE_CHARS`` and the one verbatim observation at ``MAX_VERBATIM_CHARS``, each with
-a marker saying how much was cut. Without ``noop.affordances`` (``affordances=False``) the
+a marker saying how much was cut. A ledger line over its cap loses the middle of its target first:
+the result is what the line is for (a real repository's test ids make targets of hundreds of
+characters, which a plain cut would leave with no exit code in sight). Without ``noop.affordances`` (``affordances=False``) the
 reserved lines and every mention of ``ask_user`` / ``stop`` are left out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -29,6 +32,7 @@ from .retrieve import Candidates
 
 MAX_VERBATIM_CHARS = 4000
 MAX_LINE_CHARS = 240
+_TARGET_MIN = 40  # of a target cut to fit its line, at least this much stays
 
 _PREAMBLE = """\
 You are the selection step of a tool-calling policy for fixing a code issue.
@@ -70,9 +74,9 @@ def build_prompt(
     tools = [candidate_line(name) for name in candidates.tools]
     if affordances:
         tools += [RESERVED_LINES[name] for name in RESERVED]
-    window = ledger.collapsed(config.ledger_window)
+    window = ledger.entries[-config.ledger_window :]
     shown = f"last {len(window)} of {len(ledger.entries)} entries"
-    lines = [_cap(line, MAX_LINE_CHARS) for line in window] or ["(empty)"]
+    lines = [ledger_line(entry, MAX_LINE_CHARS) for entry in window] or ["(empty)"]
     observation = latest if latest is not None else ledger.latest
     user = "\n".join(
         [
@@ -112,6 +116,19 @@ def verbatim(observation: Observation | None) -> str:
     }
     text = json.dumps(record, ensure_ascii=False, default=str)
     return _cap(text, MAX_VERBATIM_CHARS)
+
+
+def ledger_line(entry: Observation, limit: int) -> str:
+    """``kind, target, result`` within ``limit`` chars (then the usual marker): a long target
+    is cut in its middle first, keeping its start and end, so the result stays on the line."""
+    line = entry.line()
+    over = len(line) - limit
+    if over > 0 and len(entry.target) > over + _TARGET_MIN:
+        keep = len(entry.target) - over - 1  # the "…" takes one
+        head, tail = keep - keep // 3, keep // 3
+        short = entry.target[:head] + "…" + entry.target[len(entry.target) - tail :]
+        line = dataclasses.replace(entry, target=short).line()
+    return _cap(line, limit)
 
 
 def _cap(text: str, limit: int) -> str:

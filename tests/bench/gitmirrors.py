@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from pytest_toolpolicy.bench.bundled_repos import build
 from pytest_toolpolicy.bench.instance import Instance
 from pytest_toolpolicy.primitives import Workspace
 
@@ -123,18 +124,19 @@ def real_instance(repo: str, base: str, gold: str, test_patch: str, **kw: object
 
 
 def make_bundled(root: Path, name: str, files: dict[str, str] = BASE, **row: object) -> Path:
-    """``root/<name>/{repo/, instance.json}`` in the bundled format; returns the instance dir."""
+    """``root/<name>/instance.json`` in the bundled format, its base a commit added to
+    ``root/../repos/calc.fi`` (by ``bundled_repos.build``, as ``evals/repos/build.py`` does);
+    returns the instance dir."""
     directory = root / name
-    write(directory / "repo", files)
     scratch = root / f".scratch-{name}"
-    shutil.copytree(directory / "repo", scratch)
-    base = Workspace.create(scratch).base
+    write(scratch, files)
+    Workspace.create(scratch)
     gold, test_patch = patches(scratch)
-    shutil.rmtree(scratch)
+    shutil.rmtree(scratch / ".git")
     fields = dict(
         instance_id=name,
         repo="bundled/calc",
-        base_commit=base,
+        base_commit="0" * 40,  # set by build
         problem_statement="div(1, 2) returns 0",
         patch=gold,
         test_patch=test_patch,
@@ -142,5 +144,9 @@ def make_bundled(root: Path, name: str, files: dict[str, str] = BASE, **row: obj
         PASS_TO_PASS=list(P2P),
         version="1.0",
     )
+    directory.mkdir(parents=True)
     (directory / "instance.json").write_text(json.dumps({**fields, **row}), encoding="utf-8")
+    scratch.rename(directory / "repo")
+    build(root)
+    shutil.rmtree(directory / "repo")
     return directory

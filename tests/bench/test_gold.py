@@ -64,10 +64,11 @@ def test_selection_scoring():
 
 
 def test_a_bad_label_is_a_specific_error(tmp_path):
-    (tmp_path / "x-1.json").write_text(
+    (tmp_path / "x-1").mkdir()
+    (tmp_path / "x-1" / "gold.json").write_text(
         json.dumps({"instance_id": "x-1", "decisions": [["bash"]], "outcome": "stop"})
     )
     with pytest.raises(GoldError, match="decisions must be"):
         load_gold("x-1", tmp_path)
-    with pytest.raises(GoldError, match="x-2.json"):
+    with pytest.raises(GoldError, match="x-2/gold.json"):
         load_gold("x-2", tmp_path)

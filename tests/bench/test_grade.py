@@ -54,7 +54,8 @@ def test_gold_patch_resolves(calc: Instance, tmp_path: Path) -> None:
     assert result.status == "resolved" and result.resolved, result
     assert result.tests == dict.fromkeys([*F2P, *P2P], "passed")
     assert result.reason is None and result.duration_s > 0
-    assert [p.name for p in tmp_path.iterdir()] == ["instances"]  # the workspace is gone
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["cache", "instances", "repos"]  # the workspace is gone
 
 
 def test_empty_patch_does_not_resolve(calc: Instance, tmp_path: Path) -> None:

@@ -79,7 +79,8 @@ def test_a_patch_that_links_a_test_file_to_a_host_file(
     calc: Instance, tmp_path: Path, host_file: Path
 ) -> None:
     scratch = tmp_path / "scratch"
-    shutil.copytree(Path(calc.path or "") / "repo", scratch)
+    base = materialize(calc, tmp_path / "base").root
+    shutil.copytree(base, scratch, ignore=shutil.ignore_patterns(".git"))
     git(scratch, "init", "-q")
     git(scratch, "add", "-A")
     git(scratch, "commit", "-qm", "base")

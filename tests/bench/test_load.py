@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +11,7 @@ import pytest
 
 from pytest_toolpolicy.bench import DatasetError, DatasetUnavailable, load_instances
 from pytest_toolpolicy.bench import load as load_module
+from pytest_toolpolicy.bench.bundled_repos import build
 
 SWEBENCH = Path(__file__).resolve().parents[3] / "shared" / "swebench"
 FULL = SWEBENCH / "verified_full_sample.jsonl"
@@ -122,13 +125,14 @@ def test_ids_select_instances_and_unknown_ids_are_errors() -> None:
 
 
 def make_instance(root: Path, name: str, **changes: Any) -> Path:
+    """An instance of ``bundled/shop``, its base a commit of ``root/../repos/shop.fi``."""
     directory = root / name
     (directory / "repo").mkdir(parents=True)
-    (directory / "repo" / "shop.py").write_text("X = 1\n", encoding="utf-8")
+    (directory / "repo" / "shop.py").write_text(f"X = 1  # {name}\n", encoding="utf-8")
     spec = {
         "instance_id": name,
         "repo": "bundled/shop",
-        "base_commit": "0123456789abcdef0123456789abcdef01234567",
+        "base_commit": "0" * 40,  # set by build
         "problem_statement": "X is wrong",
         "patch": "diff --git a/shop.py b/shop.py\n",
         "test_patch": "diff --git a/test_shop.py b/test_shop.py\n",
@@ -138,16 +142,19 @@ def make_instance(root: Path, name: str, **changes: Any) -> Path:
         **changes,
     }
     (directory / "instance.json").write_text(json.dumps(spec), encoding="utf-8")
+    build(root)
+    shutil.rmtree(directory / "repo")
     return directory
 
 
 def test_a_bundled_dir_reports_broken_instances_and_loads_the_rest(tmp_path: Path) -> None:
-    good = make_instance(tmp_path, "bundled__shop-1")
-    make_instance(tmp_path, "bundled__shop-2", underspecified=True, patch="")
-    (tmp_path / "bundled__shop-3").mkdir()
-    (tmp_path / "bundled__shop-3" / "instance.json").write_text("{not json", encoding="utf-8")
-    (tmp_path / "FORMAT.md").write_text("docs\n", encoding="utf-8")
-    result = load_instances(f"bundled:{tmp_path}")
+    root = tmp_path / "instances"
+    good = make_instance(root, "bundled__shop-1")
+    make_instance(root, "bundled__shop-2", underspecified=True, patch="")
+    (root / "bundled__shop-3").mkdir()
+    (root / "bundled__shop-3" / "instance.json").write_text("{not json", encoding="utf-8")
+    (root / "FORMAT.md").write_text("docs\n", encoding="utf-8")
+    result = load_instances(f"bundled:{root}")
     assert [i.instance_id for i in result.instances] == ["bundled__shop-1", "bundled__shop-2"]
     assert result.instances[0].path == good and result.instances[0].source == "bundled"
     assert result.instances[1].underspecified
@@ -157,17 +164,37 @@ def test_a_bundled_dir_reports_broken_instances_and_loads_the_rest(tmp_path: Pat
 
 
 def test_incomplete_bundled_dirs_are_errors(tmp_path: Path) -> None:
-    (tmp_path / "bundled__a-1").mkdir()
-    make_instance(tmp_path, "bundled__b-1", instance_id="bundled__other-1")
-    (make_instance(tmp_path, "bundled__c-1") / "repo" / "shop.py").unlink()
-    (tmp_path / "bundled__c-1" / "repo").rmdir()
-    result = load_instances(f"bundled:{tmp_path}")
+    root = tmp_path / "instances"
+    (root / "bundled__a-1").mkdir(parents=True)
+    make_instance(root, "bundled__b-1", instance_id="bundled__other-1")
+    gone, ghost = (make_instance(root, f"bundled__{n}-1") / "instance.json" for n in "cd")
+    gone.write_text(gone.read_text().replace('"bundled/shop"', '"bundled/gone"'))
+    ghost.write_text(re.sub(r'"base_commit": "\w+"', '"base_commit": "1234567"', ghost.read_text()))
+    result = load_instances(f"bundled:{root}")
     assert result.instances == ()
     assert [(e.instance_id, e.field) for e in result.errors] == [
         ("bundled__a-1", "instance.json"),
         ("bundled__b-1", "instance_id"),
-        ("bundled__c-1", "repo/"),
+        ("bundled__c-1", "repo"),
+        ("bundled__d-1", "base_commit"),
     ]
+    messages = [str(e) for e in result.errors[2:]]
+    assert f"no repository stream {tmp_path}/repos/gone.fi for bundled/gone" in messages[0]
+    assert f"1234567 is not a commit of {tmp_path}/repos/shop.fi" in messages[1]
+
+
+def test_a_corrupt_stream_is_an_error_for_each_of_its_instances(tmp_path: Path) -> None:
+    root = tmp_path / "instances"
+    make_instance(root, "bundled__shop-1")
+    make_instance(root, "bundled__shop-2")
+    (tmp_path / "repos" / "shop.fi").write_bytes(b"blob\nmark :1\ndata lots\n")
+    result = load_instances(f"bundled:{root}")
+    assert result.instances == ()
+    assert [(e.instance_id, e.field) for e in result.errors] == [
+        ("bundled__shop-1", "repo"),
+        ("bundled__shop-2", "repo"),
+    ]
+    assert "shop.fi: not a git fast-export stream" in str(result.errors[0])
 
 
 def test_the_default_bundled_dir_is_the_projects_own() -> None:
@@ -311,10 +338,11 @@ def test_a_wholly_bad_jsonl_file_is_a_dataset_error_naming_it_and_its_lines(
 
 
 def test_a_lone_surrogate_in_a_bundled_instance_is_an_error(tmp_path: Path) -> None:
-    make_instance(tmp_path, "bundled__shop-1", problem_statement="X is \ud800 wrong")
-    make_instance(tmp_path, "bundled__shop-2", FAIL_TO_PASS=["test_shop.py::test_\udc80"])
-    make_instance(tmp_path, "bundled__shop-3")
-    result = load_instances(f"bundled:{tmp_path}")
+    root = tmp_path / "instances"
+    make_instance(root, "bundled__shop-1", problem_statement="X is \ud800 wrong")
+    make_instance(root, "bundled__shop-2", FAIL_TO_PASS=["test_shop.py::test_\udc80"])
+    make_instance(root, "bundled__shop-3")
+    result = load_instances(f"bundled:{root}")
     assert [i.instance_id for i in result.instances] == ["bundled__shop-3"]
     assert [str(e) for e in result.errors] == [
         "instance bundled__shop-1: field problem_statement: not valid Unicode text"

@@ -22,7 +22,9 @@ from .gitmirrors import BASE, git, make_bundled, make_mirror, patches, real_inst
 
 
 @pytest.fixture
-def cache(tmp_path: Path) -> Path:
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Replaces the suite's own: the default cache is this one too (never the user's)."""
+    monkeypatch.setenv("TOOLPOLICY_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache"
 
 
@@ -113,26 +115,38 @@ def test_clone_failure_carries_gits_words(tmp_path: Path, cache: Path) -> None:
         materialize(instance, tmp_path / "items", cache_dir=cache, url_template=template)
 
 
-def test_bundled_instance(tmp_path: Path) -> None:
+def test_bundled_instance(tmp_path: Path, cache: Path) -> None:
+    """The real path: the project's stream imported as a mirror, a cached checkout, a clone."""
     from pytest_toolpolicy.bench import load_instances
 
     make_bundled(tmp_path / "instances", "bundled__calc-1")
     (instance,) = load_instances(f"bundled:{tmp_path / 'instances'}").instances
-    ws = materialize(instance, tmp_path / "items")
+    assert instance.path is not None and not (instance.path / "repo").exists()
+    ws = materialize(instance, tmp_path / "items", cache_dir=cache)
     assert ws.base == instance.base_commit and ws.root.parent == tmp_path / "items"
+    assert git(ws.root, "rev-parse", "HEAD") == instance.base_commit
+    checkout = cached_checkout(instance, cache_dir=cache)
+    assert checkout == cache / "repos" / "bundled__calc" / instance.base_commit
+    alternates = (ws.root / ".git/objects/info/alternates").read_text()
+    assert str(checkout / ".git/objects") in alternates  # a shared clone of the checkout
     (ws.root / "calc/ops.py").write_text("x = 1\n")
-    assert "a // b" in (materialize(instance, tmp_path / "items").root / "calc/ops.py").read_text()
-    assert "a // b" in (instance.path / "repo/calc/ops.py").read_text()
+    again = materialize(instance, tmp_path / "items", cache_dir=cache)
+    assert (again.root / "calc/ops.py").read_text() == BASE["calc/ops.py"]
 
 
-def test_bundled_repo_changed_without_its_instance_json(tmp_path: Path) -> None:
+def test_bundled_base_commit_missing_from_its_stream(tmp_path: Path, cache: Path) -> None:
     from pytest_toolpolicy.bench import load_instances
 
-    directory = make_bundled(tmp_path / "instances", "bundled__calc-1")
+    make_bundled(tmp_path / "instances", "bundled__calc-1")
     (instance,) = load_instances(f"bundled:{tmp_path / 'instances'}").instances
-    (directory / "repo/calc/ops.py").write_text(BASE["calc/ops.py"] + "# edited\n")
-    with pytest.raises(WorkspaceSetupError, match="changed without its instance.json"):
-        materialize(instance, tmp_path / "items")
+    ghost = dataclasses.replace(instance, base_commit="1" * 40)
+    with pytest.raises(
+        WorkspaceSetupError,
+        match=r"bundled__calc-1: base commit 1{40} not found in .*/repos/calc\.fi \(imported to"
+        r" .*\): the stream and instance.json disagree",
+    ):
+        materialize(ghost, tmp_path / "items", cache_dir=cache)
+    assert list((tmp_path / "items").iterdir()) == []
 
 
 def evil_script(tmp_path: Path, marker: Path, name: str) -> Path:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolpolicy.bench import load_instances
+from pytest_toolpolicy.bench.workspaces import materialize
 from pytest_toolpolicy.models.sim.base_tree import directory_tree
 from pytest_toolpolicy.models.sim.gold import _apply, file_edits
 
@@ -17,10 +18,10 @@ RESOLVABLE = [i for i in load_instances("bundled").instances if i.patch]
 @pytest.mark.parametrize("scoped", [True, False], ids=["edit_entity", "edit_file"])
 @pytest.mark.parametrize("instance", RESOLVABLE, ids=lambda i: i.instance_id)
 def test_edits_reproduce_the_gold_patch(instance, scoped: bool, tmp_path: Path) -> None:
-    repo = Path(instance.path) / "repo"
+    repo = materialize(instance, tmp_path, name="base").root
     ours, gold = tmp_path / "ours", tmp_path / "gold"
-    shutil.copytree(repo, ours)
-    shutil.copytree(repo, gold)
+    shutil.copytree(repo, ours, ignore=shutil.ignore_patterns(".git"))
+    shutil.copytree(repo, gold, ignore=shutil.ignore_patterns(".git"))
     for edit in file_edits(directory_tree(repo).read, instance.patch, entity_scoped=scoped):
         assert not scoped or (len(edit.search) <= 400 and len(edit.replace) <= 2000)
         path = ours / edit.file

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from pytest_toolpolicy.bench import load_instances
-from pytest_toolpolicy.models.sim.base_tree import directory_tree
+from pytest_toolpolicy.bench.workspaces import materialize
+from pytest_toolpolicy.models.sim.base_tree import workspace_tree
 from pytest_toolpolicy.models.sim.plan import gold_edits
 from pytest_toolpolicy.policy.config import PolicyConfig
 from pytest_toolpolicy.policy.trust import trust_gate
@@ -44,12 +45,12 @@ def loose_names(selector: str) -> set[str]:
 
 
 @pytest.mark.parametrize("instance", RESOLVABLE, ids=lambda i: i.instance_id)
-def test_loose_searches_never_fail_the_round_trip_check(instance) -> None:
-    repo = Path(instance.path) / "repo"
-    box = Toolbox(repo)
+def test_loose_searches_never_fail_the_round_trip_check(instance, tmp_path: Path) -> None:
+    workspace = materialize(instance, tmp_path)
+    box = Toolbox(workspace.root)
     config = PolicyConfig()
     found = 0
-    for edit in gold_edits(directory_tree(repo), instance.patch, True):
+    for edit in gold_edits(workspace_tree(workspace), instance.patch, True):
         for query in sorted(loose_names(edit.selector)):
             call = ToolCall("search_symbol", {"query": query})
             envelope = box.call("search_symbol", call.args)

@@ -6,7 +6,14 @@ import json
 
 from pytest_toolpolicy.policy.config import PolicyConfig
 from pytest_toolpolicy.policy.ledger import Ledger
-from pytest_toolpolicy.policy.prompt import MAX_VERBATIM_CHARS, build_prompt, preamble, verbatim
+from pytest_toolpolicy.policy.prompt import (
+    MAX_LINE_CHARS,
+    MAX_VERBATIM_CHARS,
+    build_prompt,
+    ledger_line,
+    preamble,
+    verbatim,
+)
 from pytest_toolpolicy.policy.registry import RESERVED_LINES, candidate_line
 from pytest_toolpolicy.policy.retrieve import Candidates, retrieve
 from pytest_toolpolicy.types import Observation
@@ -131,3 +138,19 @@ def test_the_prompt_does_not_grow_with_the_run():
 
     assert size(50) <= 1.2 * size(5)
     assert size(500) <= 1.01 * size(50)  # bounded by the window, not by the run
+
+
+def test_a_long_target_is_cut_in_the_middle_so_the_result_stays_on_its_line():
+    ids = " ".join(
+        f"tests/test_utils.py::test_prepend[http://user:pass@host/p{i}?q]" for i in range(5)
+    )
+    entry = Observation("run_test", ids, {"passed": True, "exit_code": 0})
+    line = ledger_line(entry, MAX_LINE_CHARS)
+    assert len(entry.line()) > MAX_LINE_CHARS >= len(line)
+    assert line.startswith("run_test, tests/test_utils.py::test_prepend[http://")
+    assert line.endswith('p4?q], {"passed": true, "exit_code": 0}') and "…" in line
+    short = Observation("run_test", "tests/t.py", {"passed": True, "exit_code": 0})
+    assert ledger_line(short, MAX_LINE_CHARS) == short.line()
+    # A line that is long for its result alone keeps the plain cut and its marker.
+    wordy = Observation("lint", "m.f", "E" * 500)
+    assert ledger_line(wordy, MAX_LINE_CHARS).endswith("[truncated: 240 of 511 chars shown]")

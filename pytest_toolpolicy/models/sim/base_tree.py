@@ -5,7 +5,7 @@ tree's content: the workspace's base commit (after the visible ``test_patch``, i
 what the agent's patch is diffed against), which any instance has, bundled or real. Files are
 read from the commit, never from the working tree, which the run is changing meanwhile; git
 runs through ``Workspace.git`` (``hostgit``), like every other host-side step on a workspace.
-A plain directory (a bundled instance's ``repo/``, outside any run) is the other kind of tree.
+A plain directory (a test's own files, outside any run) is the other kind of tree.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def workspace_tree(workspace: Workspace) -> BaseTree:
 
 
 def directory_tree(root: Path) -> BaseTree:
-    """A directory nothing changes while it is read (a bundled instance's ``repo/``)."""
+    """A directory nothing changes while it is read."""
     root = Path(root).resolve()
 
     def read(rel: str) -> str:

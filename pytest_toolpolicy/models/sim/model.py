@@ -6,9 +6,8 @@ is a seeded decision (``dice.py``) logged once per opportunity. A reply that ans
 or an error carries no reply-shape fault: the simulator corrects what it was told was wrong.
 
 What it knows besides the prompt: the instance (its gold patch) and the tree the agent started
-from, which a run tells it (``attach``, from ``ab.arms.dispatch_for``); a bundled instance
-outside a run falls back to its ``repo/`` directory. A gold patch it cannot turn into edits is a
-``ModelError`` naming the instance and the cause.
+from, which a run tells it (``attach``, from ``ab.arms.dispatch_for``), bundled or real alike.
+A gold patch it cannot turn into edits is a ``ModelError`` naming the instance and the cause.
 """
 
 from __future__ import annotations
@@ -16,14 +15,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from ...bench.instance import Instance
 from ...primitives.workspace import Workspace
 from ..base import Completion, ModelError, ModelRequest
 from ..prices import PriceTable, load_prices
-from .base_tree import BaseTree, directory_tree, workspace_tree
+from .base_tree import BaseTree, workspace_tree
 from .baseline_arm import baseline_action
 from .dice import DecisionLog, Dice
 from .gold import GoldError
@@ -59,10 +57,7 @@ class SimModel:
         self._trees[instance_id] = workspace_tree(workspace)
 
     def tree(self, instance: Instance) -> BaseTree | None:
-        tree = self._trees.get(instance.instance_id)
-        if tree is None and instance.path is not None:
-            tree = directory_tree(Path(instance.path) / "repo")
-        return tree
+        return self._trees.get(instance.instance_id)
 
     def complete(self, request: ModelRequest) -> Completion:
         start = time.monotonic()

@@ -45,7 +45,7 @@ def make_plan(instance: Instance, tree: BaseTree | None, dice: Dice, entity_scop
     if tree is None:
         raise GoldError(
             "no base tree to plan against: the simulator is told its workspace when a run's"
-            " dispatch is made (ab.arms.dispatch_for), and this instance has no bundled repo/"
+            " dispatch is made (ab.arms.dispatch_for), and no workspace was attached for it"
         )
     edits = gold_edits(tree, instance.patch, entity_scoped)
     wrong = _wrong_first(edits)

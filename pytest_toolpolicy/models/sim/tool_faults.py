@@ -32,8 +32,10 @@ def wrap_dispatch(
     ``flaky_tool > 0`` and the arm is the policy's; else ``dispatch`` itself. Make one per run:
     the wrapper counts the run's ``run_test`` calls, and a decision is keyed on that count.
     A sim is also told the run's ``workspace``: it plans its edits against the base commit."""
-    if isinstance(model, SimModel) and workspace is not None:
-        model.attach(instance_id, workspace)
+    # Under --toolpolicy-cache=record a CachedModel wraps the sim, which still plans its misses.
+    sim = model if isinstance(model, SimModel) else getattr(model, "_inner", None)
+    if isinstance(sim, SimModel) and workspace is not None:
+        sim.attach(instance_id, workspace)
     if arm != "policy" or not isinstance(model, SimModel) or model.profile.flaky_tool <= 0:
         return dispatch
     return FlakyDispatch(dispatch, Dice(model.seed, model.profile, model.log, arm, instance_id))
