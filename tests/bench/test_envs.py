@@ -245,7 +245,8 @@ def test_the_agent_runs_where_grading_runs(
     from pytest_toolpolicy.current.tools import call_tool
 
     bash = call_tool(box, "bash", {"command": "python -c 'import pkg; print(pkg.version)'"})
-    assert "1.0" in str(bash), bash
+    assert bash["ok"] and bash["data"]["exit_code"] == 0, bash
+    assert bash["data"]["output"].split() == ["1.0"], bash
 
 
 def test_a_repo_with_no_packaging_runs_from_its_checkout(
