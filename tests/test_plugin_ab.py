@@ -293,7 +293,7 @@ def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytest
         [
             "*harness fault in *-current: RuntimeError: workspace exploded*",
             "*toolpolicy decision*",
-            "*unmeasured items (harness fault or model error): 1*",
+            "*unmeasured items (harness fault, model error or infra error): 1*",
             "not measured: 1 of 2 items",
             "*-current * error * harness fault: RuntimeError: workspace exploded",
         ]
@@ -304,6 +304,52 @@ def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytest
     assert "workspace exploded" in failed["error"].iloc[0]
     assert "RuntimeError: workspace exploded" in failed["traceback"].iloc[0]
     assert list(results.loc[results["status"] == "ok", "variant"]) == ["policy"]  # still there
+
+
+def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
+    evals: pytest.Pytester,
+) -> None:
+    """An infra error of grading (here: a test that needs the network) is no verdict on either
+    arm: the item is skipped with the reason, the row says why, and its instance is left out of
+    every arm's measures instead of counting as unresolved."""
+    evals.makeconftest(
+        """
+        import dataclasses
+        import pytest_toolpolicy.ab.item as item
+
+        real = item.grade
+        calls = []
+
+        def grade(workspace, instance, **kwargs):
+            result = real(workspace, instance, **kwargs)
+            calls.append(workspace.root.parent.name)
+            if calls[0].endswith("-current") and len(calls) == 1:  # its first grading only
+                return dataclasses.replace(
+                    result, resolved=False, status="infra_error",
+                    reason="tests/test_api.py::test_get needs the network",
+                )
+            return result
+
+        item.grade = grade
+        """
+    )
+    report = evals.path / "report"
+    result = evals.runpytest_subprocess(
+        "--toolpolicy=ab", "--toolpolicy-sample=1", f"--toolpolicy-report={report}", "-rs"
+    )
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*unmeasured items (harness fault, model error or infra error): 1*",
+            "*-current * infra_error * infra error: tests/test_api.py::test_get needs the network",
+            "SKIPPED * *-current: infra error: tests/test_api.py::test_get needs the network",
+        ]
+    )
+    results = pd.read_parquet(report / "results.parquet")
+    assert list(results.loc[results["status"] == "infra_error", "variant"]) == ["current"]
+    assert list(results.loc[results["status"] == "ok", "variant"]) == ["policy"]  # measured, kept
+    table = pd.read_csv(report / "decision.csv", index_col=0)
+    assert table.loc["current", "n"] == 0 and table.loc["policy", "n"] == 0  # left out of both
 
 
 def test_a_dead_endpoint_is_a_model_error_on_each_item(

@@ -106,7 +106,7 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
     errors = int(table["n_errors"].sum())
     if errors:
         lines.append(
-            f"unmeasured items (harness fault or model error): {errors}; their instances are"
+            f"unmeasured items (harness fault, model error or infra error): {errors}; their instances are"
             " left out of every variant's measures, so all variants share one sample"
         )
     return lines

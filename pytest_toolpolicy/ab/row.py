@@ -54,9 +54,11 @@ def row_of(
         "dataset": meta.get("dataset"),
         "tests_visible": bool(meta.get("tests_visible")),
         "sandbox": meta.get("sandbox"),
-        # A model error measured nothing: the row is kept (and shown) but not measured.
-        "status": "error" if trajectory.outcome.outcome == "model_error" else "ok",
-        "error": _model_error(trajectory),
+        # A model error or an infrastructure failure of grading (an environment that cannot
+        # install, a test that needs the network) measured nothing: the row is kept and shown,
+        # and its instance is left out of both arms.
+        "status": _status(trajectory, grade_),
+        "error": _model_error(trajectory) or _infra_error(grade_),
         "resolved": bool(grade_.get("resolved")),
         "outcome": trajectory.outcome.outcome,
         "underspecified": bool(meta.get("underspecified")),
@@ -96,6 +98,18 @@ def error_row(spec: ItemSpec, harness_meta: dict[str, Any], error: str) -> dict[
         "status": "error",
         "error": error,
     }
+
+
+def _status(trajectory: Trajectory, grade_: dict[str, Any]) -> str:
+    if trajectory.outcome.outcome == "model_error":
+        return "error"
+    return "infra_error" if grade_.get("status") == "infra_error" else "ok"
+
+
+def _infra_error(grade_: dict[str, Any]) -> str | None:
+    if grade_.get("status") != "infra_error":
+        return None
+    return f"infra error: {grade_.get('reason') or 'grading could not run'}"
 
 
 def _model_error(trajectory: Trajectory) -> str | None:

@@ -4,8 +4,10 @@ Everything downstream of the runs (measures, statistics, the §9 decision and ab
 decision table, the notebook) reads only these columns, so this file is the contract between the
 runner that produces rows and the pure functions that judge them.
 
-Harness faults (``status == "error"``) are kept as rows so they are counted and reported, but
-they are excluded from every measure: a crashed harness says nothing about the arm. Such a row
+Harness faults and model errors (``status == "error"``) and items whose grading could not run
+here (``"infra_error"``: an environment that does not install, tests that need the network) are
+kept as rows so they are counted and reported, but they are excluded from every measure: a
+crashed harness or an ungradable instance says nothing about the arm. Such a row
 may carry only its identity, ``status`` and ``error`` (``results.conform`` gives a frame every
 column), and every text cell is valid UTF-8 (a lone surrogate is stored as its escape).
 
@@ -25,8 +27,10 @@ COLUMNS: dict[str, str] = {
     "dataset": "str — where the instances came from",
     "tests_visible": "bool — the FAIL_TO_PASS tests were visible to the agent",
     "sandbox": "str — the sandbox mode the tools ran under",
-    "status": 'str — "ok", or "error": a harness fault or a model error (not measured)',
-    "error": 'str or None — why the item was not measured ("harness fault: ...", "model error: ...")',
+    "status": 'str — "ok"; "error": a harness fault or a model error; "infra_error": grading'
+    " could not run here (not measured, and its instance is left out of every arm)",
+    "error": "str or None — why the item was not measured"
+    ' ("harness fault: ...", "model error: ...", "infra error: ...")',
     "resolved": "bool — the graded FAIL_TO_PASS and PASS_TO_PASS tests pass",
     "outcome": "str — how the loop ended: stop, ask_user, budget_exhausted, model_error",
     "underspecified": "bool — the instance is genuinely under-specified (gold label)",

@@ -151,6 +151,8 @@ class ABSession:
         problems = [p for p in (failure, *problems) if p]
         if problems:  # the row is with the controller already: failing loses nothing
             pytest.fail(jsonsafe.escape("; ".join(problems)), pytrace=False)
+        if row["status"] == "infra_error":  # the instance cannot be graded here: not a failure
+            pytest.skip(jsonsafe.escape(f"{spec.id}: {row['error']}"))
         return row
 
     def _measure(self, spec: ItemSpec) -> tuple[dict[str, Any], Trajectory | None, str | None]:
@@ -163,7 +165,7 @@ class ABSession:
             row = error_row(spec, self.row_meta, f"harness fault: {reason}")
             row["traceback"] = traceback.format_exc(limit=-12)
             return row, None, f"harness fault in {spec.id}: {reason}"
-        if row["status"] != "ok":  # a model error: nothing was measured
+        if row["status"] == "error":  # a model error: nothing was measured
             return row, trajectory, f"{spec.id}: {row['error']}"
         return row, trajectory, None
 

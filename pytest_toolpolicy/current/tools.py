@@ -20,6 +20,7 @@ from typing import Any
 from .. import limits
 from ..primitives import safefs
 from ..primitives.envelope import HOST_ERRNOS, Envelope, HarnessFault, PrimitiveError, fail, ok
+from ..primitives.matching import occurrences
 from ..primitives.specs import is_text
 from ..primitives.toolbox import Toolbox
 
@@ -139,7 +140,7 @@ def edit_file(root: Path, path: str, old: str, new: str) -> Envelope:
         return fail(f"{path}: not found" if info is None else _irregular(path))
     raw = safefs.read_bytes(root, rel, limits.current().read_bytes)
     text = raw.decode("utf-8", errors=_ERRORS)
-    count = text.count(old)
+    count = occurrences(text, old)
     if count == 0:
         return fail(f"old text not found in {path}; it must match exactly, whitespace included")
     if count > 1:

@@ -14,6 +14,7 @@ from . import safefs
 from .codeindex import CodeIndex
 from .envelope import HOST_ERRNOS, Envelope, HarnessFault, PrimitiveError, fail, ok
 from .lint import added_errors, lint_text
+from .matching import occurrences
 from .read_entity import resolve
 
 
@@ -35,7 +36,7 @@ def edit_entity(index: CodeIndex, selector: str, search: str, replace: str) -> E
     head = "".join(lines[: entity.start - 1])
     span = "".join(lines[entity.start - 1 : entity.end])
     tail = "".join(lines[entity.end :])
-    count = span.count(search)
+    count = occurrences(span, search)
     where = f"{selector} (lines {entity.start}-{entity.end})"
     if count == 0:
         return fail(f"search string not found in {where}")

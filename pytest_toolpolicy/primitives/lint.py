@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
 
@@ -90,7 +91,7 @@ def lint_text(text: str, rel: str) -> list[LintError]:
     return errors + [e for e in ruff_errors(text, rel) if (e.line, e.message) not in seen]
 
 
-def added_errors(before: list[LintError], after: list[LintError]) -> list[LintError]:
+def added_errors(before: Sequence[LintError], after: Sequence[LintError]) -> list[LintError]:
     """Errors in ``after`` that ``before`` did not have. Lines shift under an edit, so errors are
     compared by code and message, as a multiset."""
     budget = Counter((e.code, e.message) for e in before)

@@ -71,7 +71,7 @@ def test_render_text_states_the_setting_and_the_verdicts() -> None:
     assert SIM_DISCLAIMER in text
     assert "verdict: ADOPT | McNemar p = 0.125 (b=0, c=4); cost 0.50×, tokens 1.00×" in text
     assert "gate trust.round_trip: keep (resolve −0.15, tokens +12%)" in text
-    assert "unmeasured items (harness fault or model error): 1;" in text
+    assert "unmeasured items (harness fault, model error or infra error): 1;" in text
     header = text.splitlines()[4].split()
     assert header == [
         "arm/variant",
@@ -144,7 +144,9 @@ def test_meta_and_table_tolerate_sparse_error_rows() -> None:
     assert (meta["seed"], meta["tests_visible"], meta["model"]) == (0, True, "sim")
     t = decision_table(df)
     assert t.loc["current", "n"] == 0 and t.loc["current", "n_errors"] == 1
-    assert "unmeasured items (harness fault or model error): 1;" in render_text(t, meta)
+    assert "unmeasured items (harness fault, model error or infra error): 1;" in render_text(
+        t, meta
+    )
 
 
 def _sparse_errors(variants: tuple[str, ...], n: int = 2, error: str = "boom") -> list[dict]:

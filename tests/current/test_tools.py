@@ -141,3 +141,10 @@ _PARAMS = {
     "write_file": {"path", "content"},
     "edit_file": {"path", "old", "new"},
 }
+
+
+def test_edit_file_counts_overlapping_matches(box: Toolbox) -> None:
+    (box.root / "notes.txt").write_text("a\n\n\nb\n")
+    env = call_tool(box, "edit_file", {"path": "notes.txt", "old": "\n\n", "new": "\n"})
+    assert "matched 2 times" in env["error"]
+    assert (box.root / "notes.txt").read_text() == "a\n\n\nb\n"

@@ -10,7 +10,8 @@ import pytest
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.bench.workspaces import materialize
 from pytest_toolpolicy.models.sim.base_tree import directory_tree
-from pytest_toolpolicy.models.sim.gold import _apply, file_edits
+from pytest_toolpolicy.models.sim.gold import apply_edit as _apply
+from pytest_toolpolicy.models.sim.gold import file_edits
 
 RESOLVABLE = [i for i in load_instances("bundled").instances if i.patch]
 
@@ -68,6 +69,14 @@ def test_an_import_removed_before_its_uses_change_is_made_after_them(
     """Real patches remove an import at the top before the uses far below it; made in that
     order, the first edit leaves an undefined name (the lint gate refuses it), and the module is
     too large for one edit holding both."""
+    repo, patch = _patch_of(tmp_path, base, gold)
+    edits = file_edits(directory_tree(repo).read, patch, entity_scoped=True)
+    assert edits[-1].selector == "mod"  # the import's edit, made last
+    assert _apply_all(base, "mod.py", edits) == gold
+
+
+def _patch_of(tmp_path: Path, base: str, gold: str) -> tuple[Path, str]:
+    """A repository holding ``base`` as mod.py, and the unified diff that makes it ``gold``."""
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "mod.py").write_text(base)
@@ -80,6 +89,38 @@ def test_an_import_removed_before_its_uses_change_is_made_after_them(
     patch = re.sub(
         r"^(\+\+\+|---) .*$", lambda m: f"{m[1]} {'ab'[m[1] == '+++']}/mod.py", diff, flags=re.M
     )
+    return repo, patch
+
+
+def _body(name: str, n: int) -> str:
+    """A nested helper and ``n`` statements using a local and ``Path``: well over 400 chars."""
+    steps = "".join(f"        d['k{i}'] = str(Path(str(d.get('k{i}', {i}))))\n" for i in range(n))
+    return (
+        f"    def {name}(self):\n"
+        "        def helper(rep):\n"
+        "            out = dict(rep.__dict__)\n"
+        "            for key, value in list(out.items()):\n"
+        "                if hasattr(value, '__dict__'):\n"
+        "                    out[key] = dict(value.__dict__)\n"
+        "            return out\n\n"
+        "        d = helper(self)\n" + steps + "        return d\n"
+    )
+
+
+def test_a_run_larger_than_the_caps_is_made_in_lint_clean_steps(tmp_path: Path) -> None:
+    """pytest-5787's shape: a method body of 1,000+ chars (search cap 400) moves into a new
+    module-level function of 2,000+ chars (replace cap 2000); deleting it piece by piece leaves
+    the ``Path`` import unused for a while, which a ``# noqa`` mark carries until the new
+    function uses it again."""
+    head = "from pathlib import Path\n\n\nclass Report:\n"
+    base = head + _body("to_json", 14) + FILLER
+    new = _body("to_json", 40).replace("    def to_json(self):", "def report_to_json(self):")
+    new = "\n".join(line[4:] if line.startswith("    ") else line for line in new.split("\n"))
+    gold = head + "    def to_json(self):\n        return report_to_json(self)\n" + FILLER
+    gold += "\n\n" + new
+    repo, patch = _patch_of(tmp_path, base, gold)
     edits = file_edits(directory_tree(repo).read, patch, entity_scoped=True)
-    assert edits[-1].selector == "mod"  # the import's edit, made last
+    assert all(len(e.search) <= 400 and len(e.replace) <= 2000 for e in edits)
+    assert len(edits) > 3
     assert _apply_all(base, "mod.py", edits) == gold
+    assert not any("noqa" in e.replace for e in edits[-1:])

@@ -135,3 +135,17 @@ def test_a_full_host_disk_is_a_harness_fault(tmp_path, monkeypatch):
     monkeypatch.setattr(safefs, "write_text", full)
     with pytest.raises(HarnessFault, match="No space left"):
         box.call("edit_entity", {"selector": "mod.f", "search": "1", "replace": "2"})
+
+
+def test_overlapping_matches_count_as_several(tmp_path):
+    """``str.count`` sees "aa" once in "aaa"; replace would then edit the first of two places,
+    maybe not the one meant. The search must name one place."""
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "m.py").write_text("def f():\n    x = 'aaa'\n    return x\n")
+    box = Toolbox(root)
+    env = edit(box, "m.f", "aa", "b")
+    assert env["error"] == (
+        "search string matched 2 times in m.f (lines 1-3); it must match exactly once"
+    )
+    assert (root / "m.py").read_text() == "def f():\n    x = 'aaa'\n    return x\n"

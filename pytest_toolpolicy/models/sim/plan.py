@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...bench.instance import Instance
+from ...policy.config import PolicyConfig
 from .base_tree import BaseTree, BaseTreeError
 from .dice import Dice
 from .gold import Edit, GoldError, file_edits
@@ -38,7 +39,23 @@ def gold_edits(tree: BaseTree, patch: str, entity_scoped: bool) -> tuple[Edit, .
         raise GoldError(str(exc)) from None
     if not edits:
         raise GoldError("the gold patch changes no file the simulator can edit")
+    if entity_scoped:
+        _fits_the_turns(edits)
     return edits
+
+
+def _fits_the_turns(edits: tuple[Edit, ...]) -> None:
+    """A plan longer than the policy's turn cap is declined up front, by name: run, it would
+    end ``budget_exhausted`` and read as the policy's failure when it is the simulator's plan
+    (a patch too large for edit_entity's caps, made in many small steps) that is too long."""
+    cap = PolicyConfig().max_turns
+    reads = len({e.selector for e in edits})
+    needed = len(edits) + reads + 2  # each selector read once, then the test run and the stop
+    if needed > cap:
+        raise GoldError(
+            f"the gold patch takes {len(edits)} edit_entity calls within the caps and {reads}"
+            f" reads, {needed} turns with the test and the stop: more than the policy's {cap}"
+        )
 
 
 def make_plan(instance: Instance, tree: BaseTree | None, dice: Dice, entity_scoped: bool) -> Plan:

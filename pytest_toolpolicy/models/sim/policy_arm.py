@@ -63,10 +63,22 @@ def _done(edits: tuple[Any, ...], lines: list[str], truncated: bool) -> int:
     if not truncated:
         return len(seen)
     selectors = [e.selector for e in edits]
-    for k in range(len(seen), len(selectors) + 1):
-        if selectors[k - len(seen) : k] == seen:
-            return k
-    return len(seen)
+    consistent = [
+        k for k in range(len(seen), len(selectors) + 1) if selectors[k - len(seen) : k] == seen
+    ]
+    if not consistent:
+        return len(seen)
+    # A long run of edits of one entity fills the window alike at several positions. Reading
+    # an entity comes right before its first edit, so a read after the last visible commit
+    # names where the plan stands.
+    last = max((i for i, line in enumerate(lines) if _is_commit(line)), default=-1)
+    for line in lines[last + 1 :]:
+        if line.startswith("read_entity, ") and ", error:" not in line:
+            read = line.split(", ", 2)[1]
+            at = [k for k in consistent if k < len(selectors) and selectors[k] == read]
+            if at:
+                return at[0]
+    return consistent[0]
 
 
 def _next(plan: Plan, lines: list[str], truncated: bool, dice: Dice, target: str) -> Call:
