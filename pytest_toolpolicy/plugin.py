@@ -110,6 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     if settings is None:
         return
+    _serve_local_model(config, settings)
     session = ABSession(config, settings)
     session.loaded()  # a dataset that cannot load is a usage error, before anything runs
     session.sandbox()  # so is a sandbox that is required and cannot run
@@ -117,6 +118,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(session.release)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(ABHooks(session), "toolpolicy-ab")
+
+
+def _serve_local_model(config: pytest.Config, settings: Any) -> None:
+    """A ``local:`` model's server, started once by the process that owns the session (not by
+    each xdist worker: they inherit its address) and stopped at the session's end, Ctrl-C
+    included. A replay needs no server: the recording answers."""
+    if not settings.model.startswith("local:") or settings.cache == "replay":
+        return
+    if hasattr(config, "workerinput"):
+        return
+    from .models.local.server import ServerError
+    from .models.local.session import start_server, stop_server
+    from .models.local.weights import WeightsError
+
+    try:
+        server = start_server(settings.model.partition(":")[2])
+    except (ServerError, WeightsError) as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.add_cleanup(lambda: stop_server(server))
 
 
 def _export_limits(config: pytest.Config, text: str | None) -> None:

@@ -1,8 +1,9 @@
 """Model spec strings, shared by the plugin and the CLI: parse one, build the model it names.
 
 ``openai:<model>`` is any OpenAI-compatible endpoint (OpenAI, DeepSeek, vLLM, llama.cpp, Ollama);
-``scripted:<file>`` replies from a JSON-lines file; ``sim`` and ``sim:<profile-or-file>`` are the
-fault-injecting simulator.
+``local:gemma3-270m`` or ``local:<file.gguf>`` is a model the harness serves on this machine with
+llama.cpp's server (``models/local``); ``scripted:<file>`` replies from a JSON-lines file; ``sim``
+and ``sim:<profile-or-file>`` are the fault-injecting simulator.
 """
 
 from __future__ import annotations
@@ -18,11 +19,15 @@ from .prices import PriceTable, load_prices
 if TYPE_CHECKING:
     from ..bench.instance import Instance
 
-ModelKind = Literal["openai", "scripted", "sim"]
-ACCEPTED_FORMS = "openai:<model>, scripted:<file>, sim, sim:<profile-or-file>"
+ModelKind = Literal["openai", "local", "scripted", "sim"]
+ACCEPTED_FORMS = (
+    "openai:<model>, local:gemma3-270m, local:<file.gguf>, scripted:<file>, sim,"
+    " sim:<profile-or-file>"
+)
 _CACHE_MODES = ("off", "record", "replay")
 _WHAT = {
     "openai": "model after openai:",
+    "local": "model after local:",
     "scripted": "file after scripted:",
     "sim": "profile after sim:",
 }
@@ -71,6 +76,13 @@ def validate_model_spec(text: str) -> None:
             raise ValueError(_unreadable("scripted file", spec.arg, exc)) from None
         except UnicodeDecodeError:
             raise ValueError(f"cannot read scripted file {spec.arg}: not UTF-8 text") from None
+    elif spec.kind == "local" and spec.arg is not None:
+        from .local.weights import WeightsError, resolve
+
+        try:
+            resolve(spec.arg)  # the extra is installed and the file is there and as published
+        except WeightsError as exc:
+            raise ValueError(str(exc)) from None
     elif spec.kind == "sim" and spec.arg not in (None, "default", "oracle"):
         # Checked as build_model will load it; the simulator is plain Python, no network.
         from .sim.profile import load_profile
@@ -133,6 +145,10 @@ def _backend(
     max_retries: int,
 ) -> Model:
     arg = spec.arg or ""
+    if spec.kind == "local":
+        from .local.model import local_model
+
+        return local_model(arg, base_url=base_url)
     if spec.kind == "openai":
         from .openai_model import OpenAIModel
 

@@ -46,6 +46,7 @@ def test_each_accepted_form_parses_and_prints_back(text: str, spec: ModelSpec) -
         ("openai:", "names no model"),
         ("scripted", "names no file"),
         ("sim:", "names no profile"),
+        ("local:", "names no model"),
         ("", "unknown model spec ''"),
         ("litellm:gpt-4o", "unknown model spec"),
     ],
@@ -55,7 +56,10 @@ def test_other_forms_are_refused_listing_the_accepted_ones(text: str, hint: str)
         parse_model_spec(text)
     message = str(raised.value)
     assert hint in message
-    assert "openai:<model>, scripted:<file>, sim, sim:<profile-or-file>" in message
+    assert (
+        "openai:<model>, local:gemma3-270m, local:<file.gguf>, scripted:<file>, sim,"
+        " sim:<profile-or-file>"
+    ) in message
 
 
 def test_openai_builds_without_reading_a_key(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,34 @@
+"""The client of a running local server: the OpenAI-compatible model, named ``local:<arg>``,
+priced ``local`` (cost 0: it runs on this machine, not an unknown price), no retries (retrying
+a loopback timeout only repeats the same generation)."""
+
+from __future__ import annotations
+
+import os
+
+from ..openai_model import OpenAIModel
+from ..prices import Price, PriceTable
+
+URL_ENV = "TOOLPOLICY_LOCAL_URL"  # set by the process that started the server; workers inherit it
+KEY_ENV = "TOOLPOLICY_LOCAL_KEY"  # llama.cpp's server needs no key; the client wants one
+LOCAL_PRICE = Price(0.0, 0.0, 0.0, source="local", note="served on this machine")
+
+
+def local_model(arg: str, *, base_url: str | None = None, timeout: float = 600) -> OpenAIModel:
+    url = base_url or os.environ.get(URL_ENV)
+    if not url:
+        raise ValueError(
+            f"local:{arg} has no running server: the pytest session (or toolpolicy run) starts"
+            f" it and sets {URL_ENV}; to use a server of your own, pass its base URL"
+        )
+    os.environ.setdefault(KEY_ENV, "local")
+    model = OpenAIModel(
+        arg,
+        base_url=url,
+        api_key_env=KEY_ENV,
+        timeout=timeout,
+        max_retries=0,
+        prices=PriceTable({arg: LOCAL_PRICE}),
+    )
+    model.name = f"local:{arg}"
+    return model

@@ -1,0 +1,57 @@
+"""The server process: ``python -m pytest_toolpolicy.models.local.serve '<settings json>'``.
+
+It serves one GGUF file with llama.cpp's server (``xllamacpp``) on 127.0.0.1 and a free port,
+prints one JSON line ``{"address": "http://127.0.0.1:PORT"}`` (or ``{"error": ...}``) on
+stdout, and then lives exactly as long as its stdin stays open: the harness holds the other
+end, so when the harness exits, is interrupted or crashes, the pipe closes and the server goes
+with it. (On Linux it also asks the kernel for SIGTERM when its parent dies.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import signal
+import sys
+from typing import Any
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the stdin pipe alone ends it
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def main(argv: list[str]) -> int:
+    _die_with_parent()
+    settings: dict[str, Any] = json.loads(argv[1])
+    try:
+        import xllamacpp  # type: ignore[import-untyped]
+    except ImportError:
+        print(json.dumps({"error": "xllamacpp is not installed"}), flush=True)
+        return 2
+    params = xllamacpp.CommonParams()
+    params.model.path = settings["model"]
+    params.n_ctx = int(settings["ctx"])
+    params.cpuparams.n_threads = int(settings["threads"])
+    params.cpuparams_batch.n_threads = int(settings["threads"])
+    params.n_parallel = int(settings["parallel"])
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0  # a free port, which the server reports
+    if settings.get("chat_template"):
+        params.chat_template = settings["chat_template"]
+        params.use_jinja = True
+    try:
+        server = xllamacpp.Server(params)
+    except Exception as exc:  # a bad file, too little memory: said, not a traceback
+        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), flush=True)
+        return 1
+    print(json.dumps({"address": server.listening_address}), flush=True)
+    sys.stdin.buffer.read()  # until the harness closes its end
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

