@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from .ab.endpoint import OPTIONS as ENDPOINT_OPTIONS
 from .primitives import Toolbox, Workspace
 
 _MODE_HELP = (
@@ -44,6 +45,7 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
         " read_mb), over TOOLPOLICY_LIMITS, which this sets for the session and its workers",
     ),
 )
+_OPTIONS += tuple((name, True, text) for name, text in ENDPOINT_OPTIONS)
 _FLAGS: tuple[tuple[str, str], ...] = (
     ("--toolpolicy-gate", "exit non-zero unless the candidate wins (names failing criteria)"),
     ("--toolpolicy-resume", "keep finished items of the report directory; run the rest"),
@@ -125,6 +127,8 @@ def _serve_local_model(config: pytest.Config, settings: Any) -> None:
     each xdist worker: they inherit its address) and stopped at the session's end, Ctrl-C
     included. A replay needs no server: the recording answers."""
     if not settings.model.startswith("local:") or settings.cache == "replay":
+        return
+    if settings.endpoint.base_url:  # a server of the user's own
         return
     if hasattr(config, "workerinput"):
         return

@@ -377,6 +377,53 @@ def test_a_dead_endpoint_is_a_model_error_on_each_item(
     assert "sk-test-not-a-key" not in result.stdout.str()
 
 
+def test_the_endpoint_is_set_by_options(
+    evals: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Base URL (here an ini key), key variable, timeout and retries as options, not only
+    environment variables: the model error names the endpoint they gave."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    evals.makeini(f"[pytest]\ntoolpolicy_base_url = http://127.0.0.1:{port}/v1\n")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("MY_ENDPOINT_KEY", "sk-test-not-a-key")
+    result = evals.runpytest_subprocess(
+        "--toolpolicy=policy",
+        "--toolpolicy-sample=1",
+        "--toolpolicy-model=openai:gpt-4o-mini",
+        "--toolpolicy-api-key-env=MY_ENDPOINT_KEY",
+        "--toolpolicy-timeout=5",
+        "--toolpolicy-retries=0",
+        f"--toolpolicy-report={evals.path / 'report'}",
+        "-rf",
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [f"*model error: openai:gpt-4o-mini at http://127.0.0.1:{port}/v1*"]
+    )
+    assert "sk-test-not-a-key" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--toolpolicy-timeout=0"], "--toolpolicy-timeout must be a positive number"),
+        (["--toolpolicy-retries=-1"], "--toolpolicy-retries must be a whole number"),
+        (["--toolpolicy-prices=/no/such.toml"], "--toolpolicy-prices: no such file"),
+    ],
+)
+def test_bad_endpoint_options_are_usage_errors(
+    evals: pytest.Pytester, args: list[str], message: str
+) -> None:
+    result = evals.runpytest_subprocess("--toolpolicy=policy", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
 def test_a_session_without_the_ab_file_says_where_the_items_are(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_other="def test_plain():\n    assert 1 + 1 == 2\n")
     result = pytester.runpytest("--toolpolicy=ab", f"--toolpolicy-report={pytester.path / 'r'}")

@@ -282,16 +282,24 @@ class ABSession:
 def _model_factory(settings: Settings, instances: dict[str, Any]) -> Any:
     """A fresh ``sim`` per item (its prefix-cache estimate is per run); one shared client for a
     real model, behind the record/replay cache when asked."""
+    from ..models.prices import load_prices
     from ..models.spec import build_model, parse_model_spec
 
     spec = parse_model_spec(settings.model)
     cache_file = settings.cache_file or cache_dir() / "completions.sqlite"
 
+    endpoint = settings.endpoint
+
     def build() -> Model:
         return build_model(
             spec,
+            base_url=endpoint.base_url,
+            api_key_env=endpoint.api_key_env,
+            prices=load_prices(endpoint.prices),
             cache_path=cache_file if settings.cache != "off" else None,
             cache_mode=settings.cache,
+            timeout=endpoint.timeout_for(settings.model),
+            max_retries=endpoint.retries_for(settings.model),
             instances=instances,
             seed=settings.seed,
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from .. import limits
 from ..models.spec import validate_model_spec
 from ..paths import safe_name
 from ..policy.config import GATES
+from .endpoint import Endpoint, EndpointError, endpoint_from
 from .schema import FIRST_ABLATIONS
 
 MODES = ("current", "policy", "ab")
@@ -46,6 +47,7 @@ class Settings:
     memo: bool = True
     tests_visible: bool = True
     sandbox: str = "auto"  # auto | require | degraded (TOOLPOLICY_SANDBOX otherwise)
+    endpoint: Endpoint = field(default_factory=Endpoint)
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -102,6 +104,10 @@ def settings_from(
         validate_model_spec(model)
     except ValueError as exc:
         raise SettingsError(f"--toolpolicy-model {model}: {exc}") from None
+    try:
+        endpoint = endpoint_from(get)
+    except EndpointError as exc:
+        raise SettingsError(str(exc)) from None
     dataset = get("toolpolicy_dataset") or "bundled"
     report = get("toolpolicy_report")
     cache_file = get("toolpolicy_cache_file")
@@ -122,6 +128,7 @@ def settings_from(
         memo=not get("toolpolicy_no_memo"),
         tests_visible=not get("toolpolicy_hide_tests"),
         sandbox=sandbox,
+        endpoint=endpoint,
     )
 
 

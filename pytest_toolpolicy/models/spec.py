@@ -148,7 +148,7 @@ def _backend(
     if spec.kind == "local":
         from .local.model import local_model
 
-        return local_model(arg, base_url=base_url)
+        return local_model(arg, base_url=base_url, timeout=timeout, max_retries=max_retries)
     if spec.kind == "openai":
         from .openai_model import OpenAIModel
 

@@ -14,7 +14,9 @@ KEY_ENV = "TOOLPOLICY_LOCAL_KEY"  # llama.cpp's server needs no key; the client 
 LOCAL_PRICE = Price(0.0, 0.0, 0.0, source="local", note="served on this machine")
 
 
-def local_model(arg: str, *, base_url: str | None = None, timeout: float = 600) -> OpenAIModel:
+def local_model(
+    arg: str, *, base_url: str | None = None, timeout: float = 600, max_retries: int = 0
+) -> OpenAIModel:
     url = base_url or os.environ.get(URL_ENV)
     if not url:
         raise ValueError(
@@ -27,7 +29,7 @@ def local_model(arg: str, *, base_url: str | None = None, timeout: float = 600) 
         base_url=url,
         api_key_env=KEY_ENV,
         timeout=timeout,
-        max_retries=0,
+        max_retries=max_retries,
         prices=PriceTable({arg: LOCAL_PRICE}),
     )
     model.name = f"local:{arg}"
