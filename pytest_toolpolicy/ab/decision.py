@@ -46,9 +46,9 @@ def _unknown(name: str, cand: Fraction | None, why: str, needs: str) -> Criterio
     return Criterion(name, False, f"{name} unknown for {side} ({why}) \u2014 cannot show {needs}")
 
 
-def _resolve(cand: Fraction | None, cur: Fraction | None) -> Criterion:
+def _resolve(cand: Fraction | None, cur: Fraction | None, why: str | None = None) -> Criterion:
     if cand is None or cur is None:
-        return _unknown("resolve", cand, "no items ran", "a strict gain")
+        return _unknown("resolve", cand, why or "no items ran", "a strict gain")
     a, b = number(cand), number(cur)
     if cand == cur:
         return Criterion("resolve", False, f"resolve (tie {a} = {b})")
@@ -91,12 +91,20 @@ def decide(candidate: pd.Series, current: pd.Series) -> Decision:
     def pair(measure: str) -> tuple[Fraction | None, Fraction | None]:
         return exact(candidate, measure), exact(current, measure)
 
+    # A side with no measured item has every measure unknown: say that, not the reason an
+    # unknown would have on a side that ran (an unpriced model, no tool calls).
+    empty = [
+        s for s, row in (("the candidate", candidate), ("current", current)) if not row.get("n")
+    ]
+    nothing = f"no measured item in {' or '.join(empty)}" if empty else None
     criteria = [
-        _resolve(*pair("resolve")),
-        _spend("cost", *pair("cost"), "unpriced model spend: $/instance is NaN"),
-        _spend("tokens", *pair("tokens"), "no items ran"),
-        _no_regression("call_precision", *pair("call_precision"), "no tool calls"),
-        _no_regression("selection_accuracy", *pair("selection_accuracy"), "no scored selections"),
+        _resolve(*pair("resolve"), nothing),
+        _spend("cost", *pair("cost"), nothing or "unpriced model spend: $/instance is NaN"),
+        _spend("tokens", *pair("tokens"), nothing or "no items ran"),
+        _no_regression("call_precision", *pair("call_precision"), nothing or "no tool calls"),
+        _no_regression(
+            "selection_accuracy", *pair("selection_accuracy"), nothing or "no scored selections"
+        ),
     ]
     return Decision(all(c.passed for c in criteria), {c.name: c for c in criteria})
 

@@ -110,3 +110,17 @@ def test_no_decision_without_both_arms() -> None:
     assert no_decision_reason(["policy"]) == "no decision: the current arm was not run"
     assert no_decision_reason(["current"]) == "no decision: the policy arm was not run"
     assert "neither" in no_decision_reason([])
+
+
+def test_a_side_with_no_measured_item_is_named_as_the_cause() -> None:
+    """Every item of the candidate was a model error: its cost is unknown because nothing was
+    measured, not because the model is unpriced."""
+    empty = mrow(resolved=0, n=0, cost=math.nan, calls=0, sel_attempted=0)
+    verdict = decide(empty, CURRENT).verdict
+    assert "cost unknown for the candidate (no measured item in the candidate)" in verdict
+    assert "unpriced" not in verdict and "no tool calls" not in verdict
+
+
+def test_a_free_model_on_both_sides_passes_the_cost_criterion() -> None:
+    """A local model is priced 0: 0 ≤ 1.5 × 0."""
+    assert decide(mrow(resolved=12, cost=0.0), mrow(cost=0.0)).criteria["cost"].passed
