@@ -4,15 +4,18 @@ gate — as an agent bound by the caps (search ≤ 400, replace ≤ 2000 charact
 Real patches move whole functions: pytest-5787 deletes 46- and 53-line bodies and adds 140
 lines. Such a run is made in two phases, each step an exact edit checked against the gate:
 
-- **shrink**: whole statements inside the lines still to remove are deleted, the bottom-most
-  first (a statement that is the only one of its block becomes ``pass``, which a later step
-  removes with its block), until what is left fits one search;
+- **shrink**: runs of whole sibling statements inside the lines still to remove are deleted,
+  each step the one removing the most characters per edit it takes (a statement that is the
+  only one of its block becomes ``pass``, which a later step removes with its block), until
+  what is left fits one search;
 - **grow**: that rest is replaced by the longest prefix of the added lines that parses and adds
-  no lint error, and each further prefix is inserted after it, until all are in.
+  no lint error (else the longest that parses, for ``gold._lint_safe`` to order), and each
+  further prefix is inserted after it, until all are in.
 
-A step that would add a lint error on a line that is itself still to be removed marks that
-line ``# noqa: CODE`` first (it goes anyway); any other added error rules the step out. When no
-step fits, the run is a ``GoldError``, never a wrong oracle.
+A step that would add a lint error first marks the line it names ``# noqa: CODE`` (nearby
+marks in one edit): a line still to be removed goes anyway; any other is unmarked once the rest
+of the patch is in (``Split.cleanups``). When no step fits, the run is a ``GoldError``, never a
+wrong oracle.
 """
 
 from __future__ import annotations

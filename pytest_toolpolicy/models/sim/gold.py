@@ -4,9 +4,11 @@
 Each hunk is split into change runs (consecutive removed/added lines). A run becomes one
 exact-string edit: its removed lines, widened by base-file context lines until the search text
 occurs exactly once in its scope — the innermost entity holding the run for ``edit_entity`` (then
-its parents, up to the module), the whole file for ``edit_file``. Edits are built against the
-text as the earlier edits left it, and the whole list is replayed in memory and compared with
-the gold patch's result; a mismatch is a ``GoldError``, never a silently wrong oracle.
+its parents, up to the module), the whole file for ``edit_file`` (``exact_edit.py``); a run
+too large for ``edit_entity``'s caps is made in several steps (``chunking.py``). Edits are built
+against the text as the earlier edits left it, and the whole list is replayed in memory and
+compared with the gold patch's result; a mismatch is a ``GoldError``, never a silently wrong
+oracle.
 """
 
 from __future__ import annotations
