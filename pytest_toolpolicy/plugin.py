@@ -112,12 +112,13 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     if settings is None:
         return
-    _serve_local_model(config, settings)
     session = ABSession(config, settings)
     session.loaded()  # a dataset that cannot load is a usage error, before anything runs
     session.sandbox()  # so is a sandbox that is required and cannot run
     session.open()  # and a report directory that cannot be written, or is another session's
     config.add_cleanup(session.release)
+    # Last: the checks above are cheap, and a server takes seconds to start.
+    _serve_local_model(config, settings)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(ABHooks(session), "toolpolicy-ab")
 

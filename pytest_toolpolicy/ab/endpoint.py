@@ -8,7 +8,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T", int, float)
 
 OPTIONS: tuple[tuple[str, str], ...] = (
     (
@@ -59,26 +61,24 @@ def endpoint_from(get: Callable[[str], Any]) -> Endpoint:
 
 
 def _seconds(value: Any) -> float | None:
-    if value in (None, ""):
-        return None
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = math.nan
-    if not 0 < seconds < math.inf:
-        raise EndpointError(
-            f"--toolpolicy-timeout must be a positive number of seconds, got {value!r}"
-        )
-    return seconds
+    return _parsed(value, float, lambda v: 0 < v < math.inf, "--toolpolicy-timeout",
+                   "a positive number of seconds")  # fmt: skip
 
 
 def _count(value: Any) -> int | None:
+    return _parsed(value, int, lambda v: v >= 0, "--toolpolicy-retries", "a whole number ≥ 0")
+
+
+def _parsed(
+    value: Any, kind: Callable[[Any], T], ok: Callable[[T], bool], name: str, wants: str
+) -> T | None:
+    """``value`` as ``kind`` when given and ``ok``; None when not given; else a usage error."""
     if value in (None, ""):
         return None
     try:
-        count = int(value)
+        number = kind(value)
     except (TypeError, ValueError):
-        count = -1
-    if count < 0:
-        raise EndpointError(f"--toolpolicy-retries must be a whole number ≥ 0, got {value!r}")
-    return count
+        raise EndpointError(f"{name} must be {wants}, got {value!r}") from None
+    if not ok(number):
+        raise EndpointError(f"{name} must be {wants}, got {value!r}")
+    return number
