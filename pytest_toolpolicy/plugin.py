@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from .ab.endpoint import OPTIONS as ENDPOINT_OPTIONS
+from .ab.generation import OPTIONS as GENERATION_OPTIONS
 from .primitives import Toolbox, Workspace
 
 _MODE_HELP = (
@@ -45,7 +46,7 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
         " read_mb), over TOOLPOLICY_LIMITS, which this sets for the session and its workers",
     ),
 )
-_OPTIONS += tuple((name, True, text) for name, text in ENDPOINT_OPTIONS)
+_OPTIONS += tuple((name, True, text) for name, text in (*ENDPOINT_OPTIONS, *GENERATION_OPTIONS))
 _FLAGS: tuple[tuple[str, str], ...] = (
     ("--toolpolicy-gate", "exit non-zero unless the candidate wins (names failing criteria)"),
     ("--toolpolicy-resume", "keep finished items of the report directory; run the rest"),
@@ -133,12 +134,19 @@ def _serve_local_model(config: pytest.Config, settings: Any) -> None:
         return
     if hasattr(config, "workerinput"):
         return
-    from .models.local.server import ServerError
+    from .models.local.server import ServerError, ServerSettings
     from .models.local.session import start_server, stop_server
     from .models.local.weights import WeightsError
 
+    local = settings.generation.local
+    defaults = ServerSettings()
+    server_settings = ServerSettings(
+        threads=local.threads or defaults.threads,
+        ctx=local.ctx or defaults.ctx,
+        chat_template=local.chat_template,
+    )
     try:
-        server = start_server(settings.model.partition(":")[2])
+        server = start_server(settings.model.partition(":")[2], server_settings)
     except (ServerError, WeightsError) as exc:
         raise pytest.UsageError(str(exc)) from None
     config.add_cleanup(lambda: stop_server(server))

@@ -2,6 +2,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# Imported once here, before any pytester test: pytester restores sys.modules after each test,
+# so an extension module first imported inside one (pandas' Arrow types, on the first
+# read_parquet) would be imported again later and refused as "already defined" by pyarrow.
+import pandas.core.arrays.arrow.extension_types  # noqa: F401
 import pytest
 
 from pytest_toolpolicy.primitives import Toolbox, Workspace

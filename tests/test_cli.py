@@ -54,18 +54,6 @@ def test_console_script_is_installed():
     ("argv", "message"),
     [
         (
-            ["complete", "--model", "sim", "--timeout", "-1", "hi"],
-            "--timeout: must be a positive number, got -1",
-        ),
-        (
-            ["complete", "--model", "sim", "--timeout=0", "hi"],
-            "--timeout: must be a positive number, got 0",
-        ),
-        (
-            ["complete", "--model", "sim", "--timeout", "nan", "hi"],
-            "--timeout: must be a positive number, got nan",
-        ),
-        (
             ["complete", "--model", "sim", "--max-tokens", "-5", "hi"],
             "--max-tokens: must be a positive integer, got -5",
         ),
@@ -102,6 +90,28 @@ def test_bad_numbers_and_limits_are_argparse_errors(
         main(argv)
     assert exited.value.code == 2
     assert f"error: argument {message}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--timeout", "-1"], "--timeout must be a positive number of seconds, got '-1'"),
+        (["--timeout=0"], "--timeout must be a positive number of seconds, got '0'"),
+        (["--timeout", "nan"], "--timeout must be a positive number of seconds, got 'nan'"),
+        (["--retries", "-1"], "--retries must be a whole number ≥ 0, got '-1'"),
+        (["--structured", "yaml"], "--structured must be one of off, json, got 'yaml'"),
+        (["--max-output", "current=x"], "--max-output current must be a whole number"),
+    ],
+)
+def test_model_options_are_the_sessions_and_say_what_is_wrong(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run`` and ``complete`` read their model options with the pytest session's parsers."""
+    for command in (["complete", "--model", "sim", *argv, "hi"],
+                    ["run", "--instance", "x", "--arm", "policy", "--model", "sim", *argv]):  # fmt: skip
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"toolpolicy: {message}") and "--toolpolicy-" not in err
 
 
 def test_good_numbers_parse() -> None:

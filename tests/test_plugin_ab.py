@@ -349,7 +349,11 @@ def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
     assert list(results.loc[results["status"] == "infra_error", "variant"]) == ["current"]
     assert list(results.loc[results["status"] == "ok", "variant"]) == ["policy"]  # measured, kept
     table = pd.read_csv(report / "decision.csv", index_col=0)
-    assert table.loc["current", "n"] == 0 and table.loc["policy", "n"] == 0  # left out of both
+    # Left out of the paired sample; the policy row shows its own item, marked unpaired, and
+    # no verdict compares them.
+    assert table.loc["current", "n"] == 0 and table.loc["current", "sample"] == "none"
+    assert table.loc["policy", "n"] == 1 and table.loc["policy", "sample"] == "own"
+    assert table.loc["policy", "verdict"].startswith("no paired verdict: every current item")
 
 
 def test_a_dead_endpoint_is_a_model_error_on_each_item(

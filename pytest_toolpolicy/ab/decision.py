@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from numbers import Integral
 
 import pandas as pd
 
@@ -97,9 +98,11 @@ def decide(candidate: pd.Series, current: pd.Series) -> Decision:
         s for s, row in (("the candidate", candidate), ("current", current)) if not row.get("n")
     ]
     nothing = f"no measured item in {' or '.join(empty)}" if empty else None
+    # The cost reason is that of the side _unknown names: the candidate's if its cost is unknown.
+    costly = candidate if exact(candidate, "cost") is None else current
     criteria = [
         _resolve(*pair("resolve"), nothing),
-        _spend("cost", *pair("cost"), nothing or "unpriced model spend: $/instance is NaN"),
+        _spend("cost", *pair("cost"), nothing or _cost_unknown(costly)),
         _spend("tokens", *pair("tokens"), nothing or "no items ran"),
         _no_regression("call_precision", *pair("call_precision"), nothing or "no tool calls"),
         _no_regression(
@@ -107,6 +110,19 @@ def decide(candidate: pd.Series, current: pd.Series) -> Decision:
         ),
     ]
     return Decision(all(c.passed for c in criteria), {c.name: c for c in criteria})
+
+
+def _cost_unknown(row: pd.Series) -> str:
+    """Why a measured side's $/instance is unknown, as far as its counts tell."""
+    unknown, n, model = row.get("cost_unknown"), row.get("n"), row.get("model")
+    if not isinstance(unknown, Integral) or not unknown:
+        return "unpriced model spend: $/instance is NaN"  # a row without the counts
+    items = f"no cost for {unknown} of {n} items"
+    if isinstance(model, str) and model.startswith("local:"):
+        # A local model is priced at $0, so "unpriced" would send the reader to a price file
+        # that cannot help: only an uncounted call leaves its cost unknown.
+        return f"{items}, though {model} is priced local at $0: a call failed or reported no usage"
+    return f"{items}: an unpriced model, or a call that failed or reported no usage"
 
 
 def no_decision_reason(variants: set[str] | list[str]) -> str | None:

@@ -42,3 +42,8 @@ def percent(x: Fraction, boundary: Fraction | None = None) -> str:
 def limit(x: Fraction) -> str:
     """A threshold as the spec writes it: 1.5, 0.03, 5 — no trailing zeros."""
     return f"{float(x):g}"
+
+
+def plural(count: int, noun: str) -> str:
+    """``3 model errors``, ``1 item``: a count read as a reason, not as ``1 item(s)``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -15,12 +15,14 @@ from typing import Any
 from ..bench.grade import GradeResult, grade
 from ..bench.instance import Instance
 from ..models.base import Completion, Model
+from ..models.request_options import with_options
 from ..paths import safe_name
 from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox
 from ..types import Trajectory
 from . import counterfactual
 from .arms import Prepared, build_loop, dispatch_for, prepare, task_of, with_meta
+from .generation import Generation
 from .memo import DispatchStats, ExecutionMemo, grade_key
 from .replay import RecordedModel, Suppressor
 from .row import ItemSpec, row_of
@@ -45,6 +47,7 @@ class Harness:
     counterfactual: bool = True
     gold_dir: Path | None = None
     meta: dict[str, Any] = field(default_factory=dict)  # model, seed, dataset: copied to rows
+    generation: Generation = field(default_factory=Generation)  # what every request carries
 
 
 def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajectory]:
@@ -82,8 +85,11 @@ def _run_item(
         name="repo",
     )
     inner = harness.make_model()
+    # The session's request settings sit outside the cache (its key is the request as sent)
+    # and inside the counterfactual record (a rerun sends the same requests).
+    sent = with_options(inner, harness.generation.options_for(spec.arm))
     record: dict[Any, Completion] = {}
-    model = RecordedModel(inner, record, serve=False)
+    model = RecordedModel(sent, record, serve=False)
     dispatch, memo = dispatch_for(spec.arm, spec.instance_id, prepared, harness.memo, inner)
     loop = build_loop(
         spec.arm, prepared.toolbox, model, config, variant=spec.variant, dispatch=dispatch
@@ -94,7 +100,7 @@ def _run_item(
 
     def rerun(suppressor: Suppressor) -> tuple[bool, Any, DispatchStats]:
         _reset(prepared)
-        replayed = RecordedModel(inner, record, serve=True)
+        replayed = RecordedModel(sent, record, serve=True)
         dispatch, tools = dispatch_for(spec.arm, spec.instance_id, prepared, harness.memo, inner)
         again = build_loop(
             spec.arm, prepared.toolbox, replayed, config, dispatch=dispatch, suppress=suppressor
@@ -120,6 +126,7 @@ def _run_item(
             "tools": dataclasses.asdict(memo.stats),
             "seed": harness.meta.get("seed"),
             "dataset": harness.meta.get("dataset"),
+            "generation": harness.generation.record(),
         },
     )
     row = row_of(trajectory, instance, spec, harness.gold_dir)

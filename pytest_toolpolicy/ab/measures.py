@@ -1,7 +1,10 @@
 """Spec §9's five measures (plus correct abstention), one row per variant.
 
 All variants are measured on the same instances: one whose item failed in any variant is
-excluded from every variant (and counted), so no comparison mixes two different samples.
+excluded from every variant (and counted), so no comparison mixes two different samples. When that
+leaves a variant nothing (one arm failed on every item, or the arms failed on different instances),
+its row shows its own measured items instead, marked ``sample == "own"``: what it did is still
+shown, and :mod:`.table` gives no verdict on such a row.
 
 The rows keep the integer counts beside each ratio so the decision and ablation rules can compare
 exact fractions: a threshold such as "≥ current − 0.03" must not flip on a float rounding error.
@@ -17,11 +20,16 @@ import pandas as pd
 from .schema import variant_order
 
 MEASURES = ("resolve", "cost", "tokens", "call_precision", "selection_accuracy")
+# Which items a row measures: the sample shared by every variant; this variant's own measured items
+# (the shared sample left it none); or none at all (every item failed).
+SHARED, OWN, NONE = "shared", "own", "none"
 COLUMNS = (
-    "arm", "gate", "n", "n_errors", "resolved", "resolve", "cost", "tokens", "tokens_total",
+    "arm", "gate", "model", "sample", "n", "n_errors", "cost_unknown",
+    "resolved", "resolve", "cost", "tokens", "tokens_total",
     "calls", "necessary", "call_precision", "sel_correct", "sel_attempted", "selection_accuracy",
     "underspecified", "abstained_correct", "abstention",
     "cf_cost_usd", "cf_tokens", "cf_model_calls", "cf_tool_executions",
+    "replies", "replies_parsed",
 )  # fmt: skip
 
 
@@ -69,11 +77,16 @@ def _variant_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[
     abstained_correct = int((under & ok["abstained"].astype(bool)).sum())
     tokens_total = int(ok["tokens"].sum())
     gate = rows["gate"].dropna()
+    models = rows["model"].dropna().unique()
     return {
         "arm": rows["arm"].iloc[0],
         "gate": gate.iloc[0] if len(gate) else None,
+        # The decision names why a cost is unknown, which depends on how the model is priced.
+        "model": models[0] if len(models) == 1 else None,
+        "sample": SHARED,
         "n": n,
         "n_errors": int((rows["status"] != "ok").sum()),
+        "cost_unknown": int(ok["cost_usd"].isna().sum()),
         "resolved": resolved,
         "resolve": _ratio(resolved, n),
         "cost": _mean_cost(ok["cost_usd"]),
@@ -92,15 +105,33 @@ def _variant_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[
         "cf_tokens": int(ok["cf_tokens"].sum()),
         "cf_model_calls": int(ok["cf_model_calls"].sum()),
         "cf_tool_executions": int(ok["cf_tool_executions"].sum()),
+        # Over every item, failed ones too: how well the model keeps to the arm's call format
+        # is a fact about the run, not a measure of the sample.
+        **{name: _count(rows, name) for name in ("replies", "replies_parsed")},
     }
+
+
+def _count(rows: pd.DataFrame, column: str) -> int:
+    if column not in rows:  # results saved before the column existed
+        return 0
+    return int(pd.to_numeric(rows[column], errors="coerce").fillna(0).sum())
 
 
 def measures(results: pd.DataFrame) -> pd.DataFrame:
     """One row per variant (index ``variant``), in table order: current, policy, ablations."""
     order = variant_order(set(results["variant"])) if len(results) else []
     excluded = incomplete_instances(results)
-    rows = [_variant_row(results[results["variant"] == v], excluded) for v in order]
+    rows = [_sampled_row(results[results["variant"] == v], excluded) for v in order]
     return pd.DataFrame(rows, index=pd.Index(order, name="variant"), columns=list(COLUMNS))
+
+
+def _sampled_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[str, object]:
+    shared = _variant_row(rows, excluded)
+    if shared["n"]:
+        return shared
+    # The shared sample is empty for this variant: a blank row would hide what it did measure.
+    own = _variant_row(rows, set())
+    return {**own, "sample": OWN if own["n"] else NONE}
 
 
 def exact(row: pd.Series, measure: str) -> Fraction | None:

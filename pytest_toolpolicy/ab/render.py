@@ -14,13 +14,26 @@ from typing import Any
 import pandas as pd
 
 from .decision import no_decision_reason
+from .measures import NONE, OWN
 from .schema import gate_of
 
 SIM_DISCLAIMER = (
     "sim is a fault-injecting simulator, not a language model: these figures measure the harness "
     "and its gates under injected faults, not a model's skill"
 )
+LOCAL_DISCLAIMER = (
+    "a local model served by llama.cpp on this machine: real tokens and latencies; temperature 0"
+    " is not bit-reproducible across runs, a recording (--toolpolicy-cache) is"
+)
+LOCAL_DISCLAIMERS = {
+    "local:gemma3-270m": "local:gemma3-270m is google/gemma-3-270m, a tiny 270M-parameter *base*"
+    " model (no instruction tuning) on this machine's CPU: real tokens and latencies, not a"
+    " strong model's skill; temperature 0 is not bit-reproducible across runs, a recording is"
+}
 COMPACT = ("arm/variant", "resolve", "$/inst", "tok/inst", "call-prec", "sel-acc", "abstain")
+# A row not on the shared sample says so where it is read first: its name.
+SAMPLE_LABELS = {OWN: " (own items, unpaired)", NONE: " (none measured)"}
+UNDECIDED = ("no decision", "no paired verdict", "no verdict")
 
 
 def header_lines(meta: dict[str, Any]) -> list[str]:
@@ -33,6 +46,11 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
     if meta.get("is_sim"):
         profile = meta.get("sim_profile")
         lines.append(SIM_DISCLAIMER + (f" (profile {profile})" if profile else ""))
+    model = str(meta.get("model") or "")
+    if model.startswith("local:"):
+        lines.append(LOCAL_DISCLAIMERS.get(model, LOCAL_DISCLAIMER))
+    if meta.get("structured") is not None:
+        lines.append(_requests_line(meta))
     if meta.get("sandbox") == "degraded":
         lines.append("sandbox: DEGRADED (no bubblewrap): tests and commands ran unconfined")
     if meta.get("load_errors"):
@@ -46,6 +64,23 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _requests_line(meta: dict[str, Any]) -> str:
+    """What every request carried, since it changes what a model can do."""
+    structured = (
+        "json (each arm's call format as a JSON schema)"
+        if meta.get("structured") == "json"
+        else "off"
+    )
+    limits = meta.get("max_output") or {}
+    shown = ", ".join(f"{arm} {n}" for arm, n in sorted(limits.items()))
+    seed = meta.get("model_seed")
+    return (
+        f"requests: structured output {structured}; output limit {shown or 'default'} tokens;"
+        f" logprobs {'top ' + str(meta['logprobs']) if meta.get('logprobs') else 'off'};"
+        f" model seed {'none' if seed is None else seed}"
+    )
+
+
 def _num(x: float, spec: str) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
@@ -57,7 +92,7 @@ def _frac(x: float, num: int, den: int) -> str:
 def compact_rows(table: pd.DataFrame) -> list[list[str]]:
     return [
         [
-            str(variant),
+            str(variant) + SAMPLE_LABELS.get(str(r.get("sample")), ""),
             _frac(r["resolve"], r["resolved"], r["n"]),
             _num(r["cost"], ".4f"),
             _num(r["tokens"], ".0f"),
@@ -81,22 +116,41 @@ def _stats(r: pd.Series) -> str:
     return f"McNemar p = {_num(r['mcnemar_p'], '.4g')} (b={r['mcnemar_b']}, c={r['mcnemar_c']})"
 
 
+def _undecided(verdict: object) -> bool:
+    return str(verdict).startswith(UNDECIDED)
+
+
 def summary_lines(table: pd.DataFrame) -> list[str]:
     """The verdict, one line per ablated gate, the counterfactual spend and the harness faults."""
     lines = []
     reason = no_decision_reason(list(table.index))
+    shown = None
     if reason:
         lines.append(reason)
-    elif str(table.loc["policy", "verdict"]).startswith("no decision"):
-        lines.append(str(table.loc["policy", "verdict"]))
+    elif _undecided(table.loc["policy", "verdict"]):
+        shown = str(table.loc["policy", "verdict"])
+        details = table.loc["policy", "details"]
+        lines += [shown, *([details] if isinstance(details, str) else [])]
     else:
         p = table.loc["policy"]
         ratios = f"cost {_num(p['cost_ratio'], '.2f')}\u00d7, tokens {_num(p['tokens_ratio'], '.2f')}\u00d7"
         lines.append(f"verdict: {p['verdict']} | {_stats(p)}; {ratios}")
     for variant, r in table.iterrows():
         gate = gate_of(str(variant))
-        if gate is not None:
+        if gate is None:
+            continue
+        if not _undecided(r["verdict"]):
             lines.append(f"gate {gate}: {r['verdict']} | {_stats(r)}")
+        else:  # no statistics exist without pairs; a reason already printed is not repeated
+            lines.append(
+                f"gate {gate}: {'no verdict (as above)' if r['verdict'] == shown else r['verdict']}"
+            )
+    if "replies" in table and table["replies"].sum():
+        shown = ", ".join(
+            f"{variant} {int(r['replies_parsed'])}/{int(r['replies'])}"
+            for variant, r in table.iterrows()
+        )
+        lines.append(f"replies that parsed as the arm's call format: {shown}")
     cf = table[["cf_cost_usd", "cf_model_calls", "cf_tool_executions"]].sum()
     if cf["cf_model_calls"] or cf["cf_tool_executions"]:
         lines.append(
@@ -104,7 +158,13 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
             f"{int(cf['cf_model_calls'])} model calls, {int(cf['cf_tool_executions'])} tool executions"
         )
     errors = int(table["n_errors"].sum())
-    if errors:
+    if errors and (table["sample"] == OWN).any():
+        lines.append(
+            f"unmeasured items (harness fault, model error or infra error): {errors}; no instance"
+            " was measured in every variant, so a row marked unpaired shows its own measured items"
+            " and no verdict compares them"
+        )
+    elif errors:
         lines.append(
             f"unmeasured items (harness fault, model error or infra error): {errors}; their instances are"
             " left out of every variant's measures, so all variants share one sample"
@@ -141,7 +201,12 @@ def render_markdown(table: pd.DataFrame, meta: dict[str, Any]) -> str:
     lines += ["", "| " + " | ".join(COMPACT) + " |", "|" + "---|" * len(COMPACT)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     lines += ["", *(f"- {line}" for line in summary_lines(table))]
-    details = [(v, r["details"]) for v, r in table.iterrows() if isinstance(r["details"], str)]
+    # An undecided row's details are its reason, already in the summary, not criteria.
+    details = [
+        (v, r["details"])
+        for v, r in table.iterrows()
+        if isinstance(r["details"], str) and not _undecided(r["verdict"])
+    ]
     if details:
         lines += ["", "## Criteria", ""]
         lines += [f"- **{v}**: {d}" for v, d in details]

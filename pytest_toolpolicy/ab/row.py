@@ -43,6 +43,7 @@ def row_of(
     cf = meta.get("counterfactual") or {}
     grade_ = meta.get("grade") or {}
     correct, attempted = _selection(trajectory, gold_dir)
+    parsed, replies = selection.replies_parsed(trajectory)
     cost = trajectory.cost_usd
     return {
         "instance_id": trajectory.instance_id,
@@ -68,7 +69,10 @@ def row_of(
         "completion_tokens": sum(u["completion_tokens"] for u in usage),
         "cached_tokens": sum(u.get("cached_prompt_tokens", 0) for u in usage),
         "tokens_estimated": any(u.get("estimated") for u in usage),
+        "tokens_unknown": any(u.get("missing") for u in usage),
         "turns": len(trajectory.turns),
+        "replies": replies,
+        "replies_parsed": parsed,
         "calls": len(counterfactual.executed_calls(trajectory)),
         "necessary_calls": int(cf.get("necessary", 0)),
         "selection_correct": correct,

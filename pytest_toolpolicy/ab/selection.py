@@ -22,7 +22,7 @@ def moves(trajectory: Trajectory) -> list[frozenset[str]]:
     changed = False  # whether the code had been changed before a baseline `submit`
     for turn in trajectory.turns:
         for record in (turn.completion, *turn.extra_selections):
-            if not record:
+            if not record or record.get("error"):  # a failed call: the model chose nothing
                 continue
             text = str(record.get("text", ""))
             if trajectory.arm == "policy":
@@ -42,6 +42,23 @@ def moves(trajectory: Trajectory) -> list[frozenset[str]]:
                 )
         changed = changed or any(_is_edit(o) for o in turn.observations)
     return out
+
+
+def replies_parsed(trajectory: Trajectory) -> tuple[int, int]:
+    """(replies that parsed as the arm's call format, replies): each arm by its own parser, a
+    failed call not counted as a reply. A parsed reply may still name a tool that is not there."""
+    parsed = replies = 0
+    for turn in trajectory.turns:
+        for record in (turn.completion, *turn.extra_selections):
+            if not record or record.get("error"):
+                continue
+            text = str(record.get("text", ""))
+            replies += 1
+            if trajectory.arm == "policy":
+                parsed += parse_policy(text).kind != "noop"
+            else:
+                parsed += parse_current(text)[1] is None
+    return parsed, replies
 
 
 def _is_edit(observation: Observation) -> bool:

@@ -214,6 +214,7 @@ class ABSession:
                 config=self.candidate,
                 gold_dir=GOLD_DIR,
                 meta=self.row_meta,
+                generation=settings.generation,
             )
         return self._harness
 
@@ -264,6 +265,7 @@ class ABSession:
             "ablation_skipped": list(self.skipped_ablations()),
             "memo": self.settings.memo,
             "sandbox": self.sandbox().mode,
+            **self.settings.generation.record(),
         }
 
     def trajectories(self, ids: list[str]) -> list[dict[str, Any]]:

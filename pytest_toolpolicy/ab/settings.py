@@ -17,6 +17,7 @@ from ..models.spec import validate_model_spec
 from ..paths import safe_name
 from ..policy.config import GATES
 from .endpoint import Endpoint, EndpointError, endpoint_from
+from .generation import Generation, GenerationError, generation_from
 from .schema import FIRST_ABLATIONS
 
 MODES = ("current", "policy", "ab")
@@ -48,6 +49,7 @@ class Settings:
     tests_visible: bool = True
     sandbox: str = "auto"  # auto | require | degraded (TOOLPOLICY_SANDBOX otherwise)
     endpoint: Endpoint = field(default_factory=Endpoint)
+    generation: Generation = field(default_factory=Generation)
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -101,12 +103,13 @@ def settings_from(
         raise SettingsError(f"--toolpolicy-repos: not a directory: {repos}")
     model = get("toolpolicy_model") or "sim"
     try:  # a missing scripted:/sim: file is one usage error, not a failure on every item
-        validate_model_spec(model)
+        validate_model_spec(model, replay=cache == "replay")
     except ValueError as exc:
         raise SettingsError(f"--toolpolicy-model {model}: {exc}") from None
     try:
         endpoint = endpoint_from(get)
-    except EndpointError as exc:
+        generation = generation_from(get, model)
+    except (EndpointError, GenerationError) as exc:
         raise SettingsError(str(exc)) from None
     dataset = get("toolpolicy_dataset") or "bundled"
     report = get("toolpolicy_report")
@@ -129,6 +132,7 @@ def settings_from(
         tests_visible=not get("toolpolicy_hide_tests"),
         sandbox=sandbox,
         endpoint=endpoint,
+        generation=generation,
     )
 
 

@@ -18,8 +18,8 @@ from .. import jsonsafe
 from ..paths import write_atomic
 from .ablation import ablate, no_change_flags
 from .decision import decide, no_decision_reason
-from .measures import MEASURES, measures
-from .paired import paired
+from .measures import MEASURES, SHARED, measures
+from .paired import paired, unpaired_reason
 from .render import render_html, render_markdown, render_text
 from .results import conform, escape_strings
 from .schema import gate_of
@@ -33,8 +33,9 @@ def _reference(variant: str) -> str | None:
     return "policy" if gate_of(variant) is not None else None
 
 
-def _judge(variant: str, m: pd.DataFrame) -> dict[str, Any]:
-    """Deltas, flags and verdict of one row against its reference (None where not applicable)."""
+def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> dict[str, Any]:
+    """Deltas, flags and verdict of one row against its reference (None where not applicable);
+    ``unpaired`` is the verdict and details given when the two rows do not share one sample."""
     ref = _reference(variant)
     out: dict[str, Any] = {"reference": ref}
     if ref is None:
@@ -43,10 +44,11 @@ def _judge(variant: str, m: pd.DataFrame) -> dict[str, Any]:
         reason = no_decision_reason(list(m.index)) or f"no verdict: the {ref} arm was not run"
         return {**out, "verdict": reason}
     row, base = m.loc[variant], m.loc[ref]
-    unmeasured = [v for v in (variant, ref) if not m.loc[v, "n"]]
-    if unmeasured:  # every item failed: the rules would only report unknowns
-        who = "" if len(unmeasured) == 2 else f" {unmeasured[0]}"
-        return {**out, "verdict": f"no decision: no{who} item was measured"}
+    if (m.loc[[variant, ref], "sample"] != SHARED).any():
+        # Measures of different instances (or of none): a delta would compare unlike samples
+        # and the rules would only report unknowns, so the row says why instead.
+        verdict, details = unpaired
+        return {**out, "verdict": verdict, "details": details}
     for name in MEASURES:
         out[f"d_{name}"] = row[name] - base[name]
     for name in ("cost", "tokens"):
@@ -88,9 +90,10 @@ def decision_table(results: pd.DataFrame, meta: dict[str, Any] | None = None) ->
     """
     results = conform(results)
     m = measures(results)
+    unpaired = unpaired_reason(results, m)
     extra = []
     for variant in m.index:
-        judged = _judge(str(variant), m)
+        judged = _judge(str(variant), m, unpaired)
         extra.append({**judged, **_stats(results, str(variant), judged["reference"])})
     columns = ["reference", "verdict", "details"]
     columns += [f"d_{name}" for name in MEASURES] + ["cost_ratio", "tokens_ratio"]

@@ -72,7 +72,8 @@ class CurrentLoop:
             try:
                 completion = self.model.complete(request)
             except ModelError as exc:
-                turns.append(Turn(index=index, prompt=prompt))
+                # The failed attempt's tokens and cost: unknown, never a silent zero.
+                turns.append(Turn(index=index, prompt=prompt, completion=exc.record()))
                 outcome = Outcome("model_error", {"reason": str(exc)})
                 break
             budget = budget.charge(completion)

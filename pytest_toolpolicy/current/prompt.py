@@ -63,6 +63,24 @@ TOOL_SCHEMAS = (
     ),
 )
 
+_CALL = {
+    "type": "object",
+    "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
+    "required": ["tool", "args"],
+    "additionalProperties": False,
+}
+# The reply format as a JSON schema (structured output on): one call or a list of calls, the
+# shape only, like the policy's, so neither arm gets more help from the server than the other.
+# The list is bounded because a base model otherwise repeats one call until the token limit (seen:
+# 4,096 tokens of `submit` calls, 200 s a turn); the parser itself takes a list of any length.
+MAX_SCHEMA_CALLS = 8
+REPLY_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        _CALL,
+        {"type": "array", "items": _CALL, "minItems": 1, "maxItems": MAX_SCHEMA_CALLS},
+    ]
+}
+
 SYSTEM = """\
 You are a software engineer fixing an issue in the Python repository in your working directory.
 Make the smallest change to the non-test source files that resolves the issue. You may run the

@@ -6,6 +6,7 @@ account for cost and tokens travels in ``Completion``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,17 +31,31 @@ class ModelRequest:
     messages: tuple[dict[str, str], ...]  # chat messages: {"role": ..., "content": ...}
     temperature: float = 0.0
     max_completion_tokens: int = 256
+    # OpenAI's `response_format` (a json_schema the reply must match), or None: free text.
+    response_format: Mapping[str, Any] | None = None
+    seed: int | None = None
+    top_logprobs: int | None = None  # ask for each token's logprob and this many alternatives
     # Where the request comes from, for error messages (a replay miss names item and turn);
     # not part of the cache key.
     item: str = ""
     turn: int = 0
 
     def params(self) -> dict[str, Any]:
-        # Normalised types: `temperature=0` and `0.0` are one request (and one cache key).
-        return {
+        # Normalised types: `temperature=0` and `0.0` are one request (and one cache key). A
+        # setting left unset is absent, so requests (and recordings) made before it existed keep
+        # their keys.
+        params: dict[str, Any] = {
             "temperature": float(self.temperature),
             "max_completion_tokens": int(self.max_completion_tokens),
         }
+        if self.response_format is not None:
+            params["response_format"] = dict(self.response_format)
+        if self.seed is not None:
+            params["seed"] = int(self.seed)
+        if self.top_logprobs is not None:
+            params["logprobs"] = True
+            params["top_logprobs"] = int(self.top_logprobs)
+        return params
 
 
 @dataclass(frozen=True)
@@ -63,8 +78,23 @@ class ModelError(Exception):
     """The model could not answer (retries exhausted, a malformed body, a replay miss...).
 
     The loop records it as a ``model_error`` outcome with this message and goes on with the next
-    item. Messages never carry an API key.
+    item. Messages never carry an API key. ``usage`` is what the failed call consumed where the
+    server reported it (a malformed body that still carried usage); None means unknown, never
+    zero: a timed-out generation spent tokens nobody counted.
     """
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+    def record(self) -> dict[str, Any]:
+        """The failed attempt as a turn's completion record: its tokens where known, else
+        flagged ``missing``, and an unknown cost, so a failed call never reads as $0."""
+        usage = self.usage or Usage(missing=True)
+        data: dict[str, Any] = {"text": "", "usage": asdict(usage), "cost_usd": None}
+        data["error"] = str(self)
+        data["usage"]["total_tokens"] = usage.total_tokens
+        return data
 
 
 @runtime_checkable

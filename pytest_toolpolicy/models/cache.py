@@ -14,6 +14,12 @@ their own fresh answer; the file keeps whichever was stored first.)
 
 A served completion keeps its original usage, cost and latency and is flagged ``replayed=True``,
 so reports can show what a run would have cost live and, apart, what it spent.
+
+A call that raised ``ModelError`` is recorded too, as an error entry (its message and usage), and
+the error is raised on. ``replay`` raises it again, the same message and usage, so a replayed run
+fails where the recorded one did rather than on a replay miss. ``record`` does not serve an error
+entry: it calls the model again, and a completion (or the new error) takes the entry's place. A
+recorded completion is never replaced, by an error or anything else.
 """
 
 from __future__ import annotations
@@ -40,6 +46,11 @@ class CacheStats:
     misses: int = 0
     # Misses this process answered and wrote; a miss another writer stored first is not counted.
     stored: int = 0
+    # Error entries this process wrote (a miss whose call raised ModelError; a completion another
+    # writer stored first is not counted); not in ``stored``.
+    errors_stored: int = 0
+    # Hits that were an error entry, raised again in replay mode; counted in ``hits`` too.
+    errors_replayed: int = 0
 
 
 def request_key(model: str, request: ModelRequest) -> tuple[str, str]:
@@ -96,7 +107,15 @@ class CachedModel:
         key, canonical = request_key(self.name, request)
         with self._lock:
             found = self.file.get(key)
-            self._count(hits=int(found is not None), misses=int(found is None))
+            if isinstance(found, ModelError) and self.mode == "record":
+                found = None  # a recording run retries what failed before
+            self._count(
+                hits=int(found is not None),
+                misses=int(found is None),
+                errors_replayed=int(isinstance(found, ModelError)),
+            )
+        if isinstance(found, ModelError):
+            raise found
         if found is not None:
             return found
         if self.mode == "replay":
@@ -106,29 +125,48 @@ class CachedModel:
                 " record it with --toolpolicy-cache=record"
             )
         assert self._inner is not None
-        # Not under the lock: a slow model call must not hold up other threads' hits. A
-        # ModelError propagates from here, so a failed call is never stored.
-        completion = self._inner.complete(request)
+        # Not under the lock: a slow model call must not hold up other threads' hits.
+        try:
+            completion = self._inner.complete(request)
+        except ModelError as exc:
+            with self._lock:
+                if self.file.put_error(key, self.name, canonical, exc):
+                    self._count(errors_stored=1)
+            raise
         with self._lock:
             if self.file.put(key, self.name, canonical, completion):
                 self._count(stored=1)
         return completion
 
-    def _count(self, *, hits: int = 0, misses: int = 0, stored: int = 0) -> None:
+    def _count(
+        self,
+        *,
+        hits: int = 0,
+        misses: int = 0,
+        stored: int = 0,
+        errors_stored: int = 0,
+        errors_replayed: int = 0,
+    ) -> None:
         s = self._stats
         self._stats = replace(
-            s, hits=s.hits + hits, misses=s.misses + misses, stored=s.stored + stored
+            s,
+            hits=s.hits + hits,
+            misses=s.misses + misses,
+            stored=s.stored + stored,
+            errors_stored=s.errors_stored + errors_stored,
+            errors_replayed=s.errors_replayed + errors_replayed,
         )
 
     def entries(self) -> Iterator[CacheEntry]:
-        """Every recorded entry in the file (for any model), in recording order."""
+        """Every recorded entry in the file (for any model), in recording order; an error entry
+        has ``completion=None`` and its message in ``error``."""
         if self.file is None:
             return iter(())
         with self._lock:
             return iter(list(self.file.entries()))
 
     def count(self) -> int:
-        """How many entries the file holds (for any model)."""
+        """How many entries the file holds (for any model), error entries included."""
         if self.file is None:
             return 0
         with self._lock:

@@ -6,10 +6,23 @@ Schema (version 1)::
     completions(key TEXT PRIMARY KEY,                      -- sha256 hex of `request`
                 model TEXT NOT NULL,                       -- the model id the key was made with
                 request TEXT NOT NULL,                     -- canonical JSON: model, messages, params
-                completion TEXT NOT NULL)                  -- JSON of the Completion, minus `replayed`
+                completion TEXT NOT NULL)                  -- JSON of a Completion or an error (below)
+
+``completion`` holds one of two JSON objects, both written with sorted keys:
+
+* a completion: the ``Completion``'s fields minus ``replayed`` (``{"cost_usd": ..., "extra":
+  ..., "latency_s": ..., "model": ..., "text": ..., "usage": {...}}``);
+* an error entry, a call that raised ``ModelError``: ``{"error": "<message>", "usage": {...}}``,
+  the message exactly and the usage the server reported, or ``"usage": null`` where unknown.
+  Its text starts with ``{"error": `` (no completion's does, ``cost_usd`` sorts first), which
+  is how both this module and the SQL that writes over an error entry tell the two apart.
+
+A completion is never overwritten; an error entry is, by a later completion or error for its
+key (a recording run retries what failed). Version 1 files from before error entries are the
+same files without them: nothing else in the format changed.
 
 Nothing else is written: no API key, header, path or timestamp, so a recorded file can be
-committed and replayed anywhere.
+committed and replayed anywhere. (An error's message carries no key either: models scrub them.)
 """
 
 from __future__ import annotations
@@ -24,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe
-from .base import Completion, Usage
+from .base import Completion, ModelError, Usage
 
 SCHEMA_VERSION = 1
 
@@ -32,6 +45,15 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS completions (key TEXT PRIMARY KEY, model TEXT NOT NULL,"
     " request TEXT NOT NULL, completion TEXT NOT NULL)",
+)
+# How an error entry's JSON begins (see the module docstring).
+_ERROR_PREFIX = '{"error": '
+# A completion is stored unless one already is; an error entry under the key gives way. One
+# statement, so concurrent writers (each in its own transaction) can never overwrite a completion.
+_STORE = (
+    "INSERT INTO completions (key, model, request, completion) VALUES (?,?,?,?)"
+    " ON CONFLICT(key) DO UPDATE SET completion = excluded.completion"
+    f" WHERE substr(completions.completion, 1, {len(_ERROR_PREFIX)}) = ?"
 )
 _USAGE_FIELDS = {f.name for f in fields(Usage)}
 _COMPLETION_FIELDS = {f.name for f in fields(Completion)} - {"usage", "replayed"}
@@ -49,7 +71,13 @@ class CacheEntry:
     key: str
     model: str
     request: dict[str, Any]
-    completion: Completion
+    completion: Completion | None  # None for an error entry
+    error: str | None = None  # an error entry's ModelError message, else None
+    error_usage: Usage | None = None  # what the failed call consumed; None: unknown (or no error)
+
+    def model_error(self) -> ModelError | None:
+        """The recorded error as a fresh ``ModelError``; None for a completion."""
+        return None if self.error is None else ModelError(self.error, usage=self.error_usage)
 
 
 class CacheFile:
@@ -116,19 +144,29 @@ class CacheFile:
                 f" pytest-toolpolicy reads version {SCHEMA_VERSION} only: re-record it"
             )
 
-    def get(self, key: str) -> Completion | None:
-        """The stored completion for ``key``, flagged ``replayed=True``."""
+    def get(self, key: str) -> Completion | ModelError | None:
+        """What is stored for ``key``: a completion flagged ``replayed=True``, a fresh
+        ``ModelError`` for an error entry, or None."""
         sql = "SELECT completion FROM completions WHERE key = ?"
         row = self._connection().execute(sql, (key,)).fetchone()
-        return None if row is None else _load(row[0])
+        if row is None:
+            return None
+        completion, error = _load_entry(row[0])
+        return error if completion is None else completion
 
     def put(self, key: str, model: str, request: str, completion: Completion) -> bool:
-        """Store a completion unless one is already stored under ``key``; True if stored."""
+        """Store a completion unless one is already stored under ``key`` (an error entry is
+        replaced); True if stored."""
+        return self._store(key, model, request, _dump(completion))
+
+    def put_error(self, key: str, model: str, request: str, error: ModelError) -> bool:
+        """Store an error entry unless a completion is already stored under ``key`` (an earlier
+        error entry is replaced); True if stored."""
+        return self._store(key, model, request, _dump_error(error))
+
+    def _store(self, key: str, model: str, request: str, text: str) -> bool:
         conn = self._connection()
-        cursor = conn.execute(
-            "INSERT OR IGNORE INTO completions (key, model, request, completion) VALUES (?,?,?,?)",
-            (key, model, request, _dump(completion)),
-        )
+        cursor = conn.execute(_STORE, (key, model, request, text, _ERROR_PREFIX))
         if cursor.rowcount != 1:
             return False
         # Keep the main file current, so copying it alone (to commit it) loses nothing even
@@ -140,8 +178,12 @@ class CacheFile:
         """Every stored entry, in the order it was recorded."""
         sql = "SELECT key, model, request, completion FROM completions ORDER BY rowid"
         rows = self._connection().execute(sql).fetchall()
-        for key, model, request, completion in rows:
-            yield CacheEntry(key, model, json.loads(request), _load(completion))
+        for key, model, request, text in rows:
+            completion, error = _load_entry(text)
+            if error is None:
+                yield CacheEntry(key, model, json.loads(request), completion)
+            else:
+                yield CacheEntry(key, model, json.loads(request), None, str(error), error.usage)
 
     def count(self) -> int:
         return self._connection().execute("SELECT count(*) FROM completions").fetchone()[0]
@@ -190,9 +232,26 @@ def _dump(completion: Completion) -> str:
         return jsonsafe.dumps(data, sort_keys=True)
 
 
-def _load(text: str) -> Completion:
+def _dump_error(error: ModelError) -> str:
+    usage = None if error.usage is None else asdict(error.usage)
+    # Exact, like a reply: the replayed message is the recorded one, lone surrogates included.
+    return jsonsafe.exact({"error": str(error), "usage": usage}, sort_keys=True)
+
+
+def _load_entry(text: str) -> tuple[Completion, None] | tuple[None, ModelError]:
     data = json.loads(text)
+    if text.startswith(_ERROR_PREFIX):
+        usage = None if data.get("usage") is None else _usage(data["usage"])
+        return None, ModelError(data["error"], usage=usage)
+    return _load(data), None
+
+
+def _usage(data: dict[str, Any]) -> Usage:
     # Fields a later version added or dropped are tolerated, so old recordings stay readable.
-    usage = Usage(**{k: v for k, v in data.pop("usage").items() if k in _USAGE_FIELDS})
+    return Usage(**{k: v for k, v in data.items() if k in _USAGE_FIELDS})
+
+
+def _load(data: dict[str, Any]) -> Completion:
+    usage = _usage(data.pop("usage"))
     known = {k: v for k, v in data.items() if k in _COMPLETION_FIELDS}
     return Completion(**known, usage=usage, replayed=True)

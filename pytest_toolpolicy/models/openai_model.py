@@ -102,9 +102,11 @@ class OpenAIModel:
         cap = limits.current().response_bytes  # read per call: TOOLPOLICY_LIMITS may change
         started = time.perf_counter()
         failure = None
+        response: Any = None
         try:
             with bounded_call(self.timeout, cap):
-                text, usage, extra = _read_reply(self._create(client, request))
+                response = self._create(client, request)
+                text, usage, extra = _read_reply(response)
         except (openai.OpenAIError, ValueError) as exc:
             failure = describe_failure(
                 exc,
@@ -117,14 +119,24 @@ class OpenAIModel:
         # Raised outside the handler, so the SDK's exception (holding the request and its
         # Authorization header) is not chained to ours.
         if failure is not None:
-            raise ModelError(scrub(f"{self.name} at {self.base_url}: {failure}", key))
+            # A body that arrived but could not be read may still say what it consumed.
+            raise ModelError(
+                scrub(f"{self.name} at {self.base_url}: {failure}", key), usage=_spent(response)
+            )
+        scrubbed: dict[str, Any] = {name: scrub(value, key) for name, value in extra.items()}
+        tokens = _logprobs(response)
+        if tokens is not None:
+            # A key split over tokens would survive scrubbing each one: drop them all instead.
+            joined = "".join(str(t["token"]) for t in tokens)
+            leaked = scrub(joined, key) != joined  # scrub's own rule of what is a secret
+            scrubbed["logprobs"] = "withheld: held the API key" if leaked else tokens
         return Completion(
             text=scrub(text, key),
             usage=usage,
             cost_usd=self.prices.cost(self.model, usage),
             latency_s=latency,
             model=self.name,
-            extra={name: scrub(value, key) for name, value in extra.items()},
+            extra=scrubbed,
         )
 
     def _api_key(self) -> str:
@@ -191,6 +203,34 @@ def _read_reply(response: Any) -> tuple[str, Usage, dict[str, str]]:
     }
     usage = usage_from(getattr(response, "usage", None))
     return text or "", usage, {k: v for k, v in extra.items() if isinstance(v, str)}
+
+
+def _spent(response: Any) -> Usage | None:
+    """What a reply that could not be read says it consumed, or None (unknown)."""
+    try:
+        usage = usage_from(getattr(response, "usage", None))
+    except ValueError:
+        return None
+    return None if usage.missing else usage
+
+
+def _logprobs(response: Any) -> list[dict[str, Any]] | None:
+    """The reply's tokens with their logprobs and top alternatives, when the endpoint sent
+    them (OpenAI's ``choices[0].logprobs.content``, which llama.cpp and vLLM also return)."""
+    content = getattr(getattr(response.choices[0], "logprobs", None), "content", None)
+    if not isinstance(content, list):
+        return None
+    out = []
+    for item in content:
+        top = getattr(item, "top_logprobs", None) or []
+        out.append(
+            {
+                "token": getattr(item, "token", ""),
+                "logprob": getattr(item, "logprob", None),
+                "top": [[getattr(t, "token", ""), getattr(t, "logprob", None)] for t in top],
+            }
+        )
+    return out
 
 
 def _without_refused_limit(

@@ -58,7 +58,7 @@ def parse_model_spec(text: str) -> ModelSpec:
     raise ValueError(f"unknown model spec {text!r}{hint}; accepted: {ACCEPTED_FORMS}")
 
 
-def validate_model_spec(text: str) -> None:
+def validate_model_spec(text: str, *, replay: bool = False) -> None:
     """Refuse ``text`` with a specific ``ValueError`` unless it names a model that can be built.
 
     For the plugin at configure time and the CLI, before anything runs: it checks the form, and
@@ -76,7 +76,8 @@ def validate_model_spec(text: str) -> None:
             raise ValueError(_unreadable("scripted file", spec.arg, exc)) from None
         except UnicodeDecodeError:
             raise ValueError(f"cannot read scripted file {spec.arg}: not UTF-8 text") from None
-    elif spec.kind == "local" and spec.arg is not None:
+    elif spec.kind == "local" and spec.arg is not None and not replay:
+        # A replay is answered by its recording: it needs neither the extra nor the file.
         from .local.weights import WeightsError, resolve
 
         try:
@@ -127,6 +128,12 @@ def build_model(
         from .sim import SimModel, load_profile
 
         model: Model = SimModel(instances or {}, load_profile(spec.arg), seed, prices=prices)
+    elif cache_mode == "replay" and spec.kind in ("openai", "local"):
+        from .cache import CachedModel
+
+        # The recording answers: no client, no server, no key. (Both name themselves
+        # ``<kind>:<arg>``, the model id their recordings are keyed by.)
+        return CachedModel(None, cache_path, "replay", name=f"{spec.kind}:{spec.arg}")
     else:
         model = _backend(spec, base_url, api_key_env, prices, timeout, max_retries)
     if cache_mode == "off":

@@ -114,10 +114,12 @@ class PolicyLoop:
         observations: list[Observation] = []
         state.ledger, fired = symbol_trigger(new_texts, state.ledger, self.dispatch, config)
         observations += fired
-        messages, completion, error = self._select(task, state, index)
+        messages, completion, failure = self._select(task, state, index)
         turn = {"index": index, "prompt": messages}
         if completion is None:
-            return _turn(turn, observations), Outcome("model_error", {"reason": error}), []
+            assert failure is not None
+            turn["completion"] = failure.record()  # its tokens and cost: unknown, not zero
+            return _turn(turn, observations), _model_error(failure), []
         turn["completion"] = completion.record()
         parsed = self._parse(completion.text)
         rejections: list[Rejection] = []
@@ -198,9 +200,11 @@ class PolicyLoop:
         """One re-selection on the same turn (spec §3.2), shown the rejection. Returns the new
         parse, its own rejection if any, and a model_error outcome if the model failed."""
         shown = rejection_observation(rejection)
-        messages, completion, error = self._select(task, state, index, latest=shown)
+        messages, completion, failure = self._select(task, state, index, latest=shown)
         if completion is None:
-            return Parsed("noop", reason=error), None, Outcome("model_error", {"reason": error})
+            assert failure is not None
+            extra.append({**failure.record(), "prompt": messages})
+            return Parsed("noop", reason=str(failure)), None, _model_error(failure)
         extra.append({**completion.record(), "prompt": messages})
         parsed = self._parse(completion.text)
         if parsed.kind != "call":
@@ -216,7 +220,7 @@ class PolicyLoop:
 
     def _select(
         self, task: Task, state: _Run, index: int, latest: Observation | None = None
-    ) -> tuple[list[dict[str, str]], Completion | None, str | None]:
+    ) -> tuple[list[dict[str, str]], Completion | None, ModelError | None]:
         latest = latest or state.ledger.latest
         latest_text = latest.line() if latest else ""
         candidates = retrieve(task.issue_text, latest_text, self.config, self.embedder)
@@ -236,7 +240,7 @@ class PolicyLoop:
         try:
             completion = select(self.model, messages, item=task.instance_id, turn=index)
         except ModelError as exc:
-            return messages, None, str(exc)
+            return messages, None, exc
         state.budget = state.budget.charge(completion)
         return messages, completion, None
 
@@ -298,6 +302,10 @@ def execute_call(
 
 def _turn(fields: dict[str, Any], observations: list[Observation]) -> Turn:
     return Turn(**fields, observations=tuple(observations))
+
+
+def _model_error(failure: ModelError) -> Outcome:
+    return Outcome("model_error", {"reason": str(failure)})
 
 
 __all__ = ["Parsed", "PolicyLoop", "Task"]

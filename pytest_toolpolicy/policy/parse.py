@@ -38,6 +38,15 @@ _DECODER = json.JSONDecoder()
 _FIELDS = ("tool", "args")
 # The argument each terminal outcome carries (spec §3.3).
 _TERMINAL_ARG = {"ask_user": "question", "stop": "reason"}
+# The reply shape above as a JSON schema, for servers that constrain their output to one
+# (structured output on): the shape only, not which tool or arguments, so validation still
+# has every call to judge.
+REPLY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
+    "required": ["tool", "args"],
+    "additionalProperties": False,
+}
 
 
 @dataclass(frozen=True)

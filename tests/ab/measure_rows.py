@@ -15,9 +15,13 @@ def mrow(
     calls: int = 100,
     sel_correct: int = 80,
     sel_attempted: int = 100,
+    **counts: object,
 ) -> pd.Series:
+    """``counts`` adds columns such as ``cost_unknown`` and ``model``; a row without them reads
+    as one from before they existed."""
     return pd.Series(
         {
+            **counts,
             "resolved": resolved,
             "n": n,
             "cost": cost,

@@ -32,7 +32,10 @@ def item(**overrides: Any) -> dict[str, Any]:
         "completion_tokens": 200,
         "cached_tokens": 0,
         "tokens_estimated": True,
+        "tokens_unknown": False,
         "turns": 4,
+        "replies": 4,
+        "replies_parsed": 4,
         "calls": 4,
         "necessary_calls": 2,
         "selection_correct": 2,
@@ -58,9 +61,20 @@ def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def variant_rows(variant: str, resolved: list[bool], **overrides: Any) -> list[dict[str, Any]]:
-    """One item per instance ``i-0``, ``i-1``, … with the given resolved flags."""
+def variant_rows(
+    variant: str, resolved: list[bool], start: int = 0, **overrides: Any
+) -> list[dict[str, Any]]:
+    """One item per instance ``i-<start>``, ``i-<start+1>``, … with the given resolved flags."""
     return [
         item(instance_id=f"i-{i}", variant=variant, resolved=r, **overrides)
-        for i, r in enumerate(resolved)
+        for i, r in enumerate(resolved, start)
     ]
+
+
+def failed_rows(
+    variant: str, n: int, error: str = "model error: timed out", start: int = 0, **overrides: Any
+) -> list[dict[str, Any]]:
+    """``n`` unmeasured items (a model error by default) on ``i-<start>``, …, as a session
+    records them: every column filled, nothing resolved, the cause in ``error``."""
+    status = "infra_error" if error.startswith("infra error") else "error"
+    return variant_rows(variant, [False] * n, start, status=status, error=error, **overrides)

@@ -124,3 +124,23 @@ def test_a_side_with_no_measured_item_is_named_as_the_cause() -> None:
 def test_a_free_model_on_both_sides_passes_the_cost_criterion() -> None:
     """A local model is priced 0: 0 ≤ 1.5 × 0."""
     assert decide(mrow(resolved=12, cost=0.0), mrow(cost=0.0)).criteria["cost"].passed
+
+
+def test_a_local_models_unknown_cost_is_not_called_unpriced() -> None:
+    """A local model is priced at 0: a cost it lacks is a reply without token usage."""
+    local = mrow(resolved=15, cost=math.nan, model="local:gemma3-270m", cost_unknown=2)
+    c = decide(local, CURRENT).criteria["cost"]
+    assert not c.passed and "unpriced" not in c.detail
+    assert c.detail == (
+        "cost unknown for the candidate (no cost for 2 of 20 items, though local:gemma3-270m is"
+        " priced local at $0: a call failed or reported no usage) \u2014 cannot show \u2264 1.5\u00d7"
+    )
+
+
+def test_an_unknown_cost_names_the_side_it_is_unknown_on() -> None:
+    current = mrow(cost=math.nan, cost_unknown=1, model="openai:gpt-x")
+    detail = decide(mrow(resolved=15, model="openai:gpt-x"), current).criteria["cost"].detail
+    assert detail.startswith(
+        "cost unknown for current (no cost for 1 of 20 items: an unpriced model, or a call that"
+        " failed or reported no usage)"
+    )

@@ -5,7 +5,7 @@ import pytest
 
 from pytest_toolpolicy.ab.measures import exact, measures, to_fraction
 
-from .results_factory import frame, item, variant_rows
+from .results_factory import failed_rows, frame, item, variant_rows
 
 
 def test_one_row_per_variant_in_table_order() -> None:
@@ -101,3 +101,28 @@ def test_an_instance_unmeasured_in_one_variant_is_left_out_of_all() -> None:
     assert (m.loc["current", "n"], m.loc["current", "resolved"]) == (2, 1)
     assert (m.loc["policy", "n"], m.loc["policy", "resolved"]) == (2, 1)
     assert (m.loc["current", "n_errors"], m.loc["policy", "n_errors"]) == (0, 1)
+
+
+def test_a_variant_the_shared_sample_leaves_empty_shows_its_own_items() -> None:
+    rows = failed_rows("current", 3) + variant_rows("policy", [True, False, True])
+    m = measures(frame(rows))
+    assert list(m["sample"]) == ["none", "own"]
+    assert (m.loc["policy", "n"], m.loc["policy", "resolved"]) == (3, 2)
+    assert m.loc["policy", "cost"] == pytest.approx(0.1) and m.loc["policy", "n_errors"] == 0
+    assert (m.loc["current", "n"], m.loc["current", "n_errors"]) == (0, 3)
+    assert math.isnan(m.loc["current", "resolve"])
+
+
+def test_a_shared_sample_is_marked_shared_even_when_it_drops_instances() -> None:
+    rows = variant_rows("current", [True, True]) + variant_rows("policy", [True, False])
+    rows[2] = item(instance_id="i-0", variant="policy", status="error", error="model error: 503")
+    m = measures(frame(rows))
+    assert list(m["sample"]) == ["shared", "shared"] and list(m["n"]) == [1, 1]
+
+
+def test_a_row_counts_its_items_without_a_cost_and_names_its_model() -> None:
+    rows = variant_rows("policy", [True, True, True], model="local:gemma3-270m", cost_usd=0.0)
+    rows[0]["cost_usd"] = math.nan
+    r = measures(frame(rows)).loc["policy"]
+    assert (r["cost_unknown"], r["model"]) == (1, "local:gemma3-270m")
+    assert math.isnan(r["cost"])

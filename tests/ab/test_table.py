@@ -14,7 +14,7 @@ from pytest_toolpolicy.ab.table import (
     write_report,
 )
 
-from .results_factory import frame, item, variant_rows
+from .results_factory import failed_rows, frame, item, variant_rows
 
 META = {
     "model": "sim:flaky",
@@ -174,7 +174,7 @@ def test_a_session_that_measured_nothing_still_gets_a_table_and_a_report(tmp_pat
     assert list(t.index) == ["current", "policy"] and t["n"].sum() == 0
     assert t.loc["policy", "verdict"] == "no decision: no item was measured"
     text = render_text(t, META)
-    assert "no decision: no item was measured" in text and "verdict:" not in text
+    assert "\nno decision: no item was measured\n" in text and "verdict:" not in text
     assert (gate_failure(t, all_failed=True) or "").startswith("no item was measured")
     paths = write_report(df, META, tmp_path)
     back = pd.read_parquet(paths["results.parquet"])  # pyarrow refuses a lone surrogate
@@ -190,7 +190,10 @@ def test_one_arm_failing_on_every_item_shows_both_and_decides_nothing() -> None:
     t = decision_table(df, META)
     assert list(t.index) == ["current", "policy"]
     assert (t.loc["current", "n_errors"], t.loc["policy", "n_errors"]) == (2, 0)
-    assert t.loc["policy", "verdict"] == "no decision: no item was measured"
+    assert t.loc["policy", "verdict"] == (
+        "no paired verdict: every current item failed (2 harness faults);"
+        " policy measured 2 items on its own"
+    )
     assert "in both arms" in (gate_failure(t) or "")
     lines = failure_lines(df)
     assert lines[0] == "not measured: 2 of 4 items"
@@ -210,3 +213,112 @@ def test_failure_lines_are_capped_and_one_line_each() -> None:
 def test_a_gate_over_measured_items_reports_the_verdict() -> None:
     t = decision_table(results(), META)
     assert gate_failure(t) is None
+
+
+LOCAL = {**META, "model": "local:gemma3-270m", "is_sim": False, "sim_profile": None}
+
+
+def _one_arm_failed(failed: str, measured: str) -> pd.DataFrame:
+    """The observed local-model run: every item of one arm a model error, the other measured."""
+    rows = failed_rows(failed, 3, model="local:gemma3-270m", cost_usd=0.0)
+    rows += variant_rows(measured, [True, False, True], model="local:gemma3-270m", cost_usd=0.0)
+    return frame(rows)
+
+
+@pytest.mark.parametrize(("failed", "measured"), [("current", "policy"), ("policy", "current")])
+def test_an_arm_of_model_errors_leaves_the_other_arms_own_measures(
+    failed: str, measured: str
+) -> None:
+    t = decision_table(_one_arm_failed(failed, measured), LOCAL)
+    own = t.loc[measured]
+    assert (own["sample"], own["n"], own["resolved"], own["n_errors"]) == ("own", 3, 2, 0)
+    assert own["resolve"] == pytest.approx(2 / 3) and own["cost"] == 0.0
+    assert own["tokens"] == 1000 and own["call_precision"] == 0.5
+    assert (t.loc[failed, "sample"], t.loc[failed, "n"], t.loc[failed, "n_errors"]) == (
+        "none",
+        0,
+        3,
+    )
+    p = t.loc["policy"]
+    assert p["verdict"] == (
+        f"no paired verdict: every {failed} item failed (3 model errors);"
+        f" {measured} measured 3 items on its own"
+    )
+    # No delta, criterion or pass flag compares the two unlike samples.
+    assert all(pd.isna(p[c]) for c in ("d_resolve", "cost_ratio", "pass_resolve", "details"))
+    assert p["n_pairs"] == 0
+    assert "in both arms" in (gate_failure(t) or "")
+
+
+def test_an_unpaired_row_is_labelled_in_text_and_markdown() -> None:
+    t = decision_table(_one_arm_failed("current", "policy"), LOCAL)
+    reason = (
+        "no paired verdict: every current item failed (3 model errors);"
+        " policy measured 3 items on its own"
+    )
+    text = render_text(t, LOCAL)
+    lines = text.splitlines()
+    rows = [line.split() for line in lines if line.startswith(("current", "policy"))]
+    assert rows[0][:5] == ["current", "(none", "measured)", "n/a", "(0/0)"]
+    assert rows[1][:6] == ["policy", "(own", "items,", "unpaired)", "0.667", "(2/3)"]
+    assert reason in lines and "McNemar" not in text
+    assert not any(line.startswith("verdict:") for line in lines)
+    assert "a row marked unpaired shows its own measured items" in text
+    assert "share one sample" not in text
+    md = render_markdown(t, LOCAL)
+    assert "| current (none measured) | n/a (0/0) |" in md
+    assert "| policy (own items, unpaired) | 0.667 (2/3) | 0.0000 | 1000 |" in md
+    assert f"- {reason}" in md.splitlines() and "## Criteria" not in md
+
+
+def test_both_arms_unmeasured_name_each_arms_cause() -> None:
+    rows = failed_rows("current", 2) + failed_rows("policy", 2, start=2)
+    rows += failed_rows("policy", 1, error="infra error: pip install failed")
+    t = decision_table(frame(rows), LOCAL)
+    assert list(t["sample"]) == ["none", "none"]
+    causes = (
+        "every current item failed (2 model errors);"
+        " every policy item failed (2 model errors, 1 infra error)"
+    )
+    assert (t.loc["policy", "verdict"], t.loc["policy", "details"]) == (
+        "no decision: no item was measured",
+        causes,
+    )
+    lines = render_text(t, LOCAL).splitlines()
+    assert lines[lines.index("no decision: no item was measured") + 1] == causes
+    assert f"- {causes}" in render_markdown(t, LOCAL).splitlines()
+
+
+def test_arms_measured_on_disjoint_instances_say_none_is_in_common() -> None:
+    rows = variant_rows("current", [True, False]) + failed_rows("current", 2, start=2)
+    rows += failed_rows("policy", 2, error="harness fault: boom") + variant_rows(
+        "policy", [True, True], start=2
+    )
+    t = decision_table(frame(rows), META)
+    assert list(t["sample"]) == ["own", "own"]
+    assert (t.loc["current", "resolved"], t.loc["policy", "resolved"]) == (1, 2)
+    verdict = (
+        "no paired verdict: no instance was measured in both arms;"
+        " current measured 2 items on its own, 2 failed (2 model errors);"
+        " policy measured 2 items on its own, 2 failed (2 harness faults)"
+    )
+    assert t.loc["policy", "verdict"] == verdict
+    assert pd.isna(t.loc["policy", "d_resolve"])
+    assert gate_failure(t) == verdict  # the gate fails, and says why
+    text = render_text(t, META)
+    assert verdict in text.splitlines() and "\nverdict:" not in text
+    assert "| current (own items, unpaired) | 0.500 (1/2) |" in render_markdown(t, META)
+
+
+def test_an_ablation_that_failed_everywhere_is_named_and_not_repeated() -> None:
+    rows = variant_rows("current", [True, False]) + variant_rows("policy", [True, True])
+    rows += failed_rows("policy-no:trigger.test", 2)
+    t = decision_table(frame(rows), META)
+    assert list(t["sample"]) == ["own", "own", "none"]
+    assert t.loc["policy", "verdict"] == (
+        "no paired verdict: every policy-no:trigger.test item failed (2 model errors);"
+        " current measured 2 items on its own; policy measured 2 items on its own"
+    )
+    assert t.loc["policy-no:trigger.test", "verdict"] == t.loc["policy", "verdict"]
+    lines = render_text(t, META).splitlines()
+    assert "gate trigger.test: no verdict (as above)" in lines

@@ -129,7 +129,12 @@ def test_a_model_error_ends_the_run_with_its_reason(box: Toolbox) -> None:
     traj = run(box, [FIX])  # the script runs dry on turn 2
     assert traj.outcome.outcome == "model_error"
     assert "no reply left" in traj.outcome.detail["reason"]
-    assert traj.turns[-1].completion is None and traj.turns[-1].prompt
+    failed = traj.turns[-1].completion
+    assert traj.turns[-1].prompt and failed is not None
+    # The failed call is on record with its tokens unknown, so the run's cost is unknown too.
+    assert failed["error"] == traj.outcome.detail["reason"] and failed["text"] == ""
+    assert failed["usage"]["missing"] is True and failed["cost_usd"] is None
+    assert traj.cost_usd is None
     assert "self._clock() >= expires" in traj.patch
 
 

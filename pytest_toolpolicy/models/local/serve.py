@@ -40,9 +40,13 @@ def main(argv: list[str]) -> int:
     params.n_parallel = int(settings["parallel"])
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # a free port, which the server reports
-    if settings.get("chat_template"):
-        params.chat_template = settings["chat_template"]
-        params.use_jinja = True
+    template = settings.get("chat_template")
+    if template:
+        params.chat_template = template
+        # A Jinja source is rendered by llama.cpp's Jinja engine; a bare name ("gemma",
+        # "chatml", ...) picks one of its built-in formats, which the Jinja engine would
+        # instead print literally.
+        params.use_jinja = "{{" in template or "{%" in template
     try:
         server = xllamacpp.Server(params)
     except Exception as exc:  # a bad file, too little memory: said, not a traceback

@@ -34,7 +34,9 @@ class ServerSettings:
     threads: int = 1  # 2 are several times slower on a 2-core machine with anything else running
     ctx: int = 8192
     parallel: int = 1  # one request at a time: xdist workers queue, each gets all the threads
-    chat_template: str | None = None  # a Jinja template; None lets llama.cpp pick its fallback
+    # A llama.cpp built-in name ("gemma", "chatml", ...) or a Jinja source; None: the model's
+    # own (the bundled gemma's is "gemma"), else what the GGUF file carries.
+    chat_template: str | None = None
     start_timeout_s: float = 120.0
 
 
@@ -64,7 +66,7 @@ class LocalServer:
             "ctx": self.settings.ctx,
             "threads": self.settings.threads,
             "parallel": self.settings.parallel,
-            "chat_template": self.settings.chat_template,
+            "chat_template": self.settings.chat_template or self.weights.chat_template,
         }
         argv = [sys.executable, "-m", "pytest_toolpolicy.models.local.serve", json.dumps(config)]
         try:

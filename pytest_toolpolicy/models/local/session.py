@@ -26,13 +26,15 @@ def stop_server(server: LocalServer) -> None:
 
 
 @contextmanager
-def served(model: str | None, base_url: str | None = None) -> Iterator[LocalServer | None]:
+def served(
+    model: str | None, base_url: str | None = None, settings: ServerSettings | None = None
+) -> Iterator[LocalServer | None]:
     """The server for ``model`` while the block runs, when it is a ``local:`` one and no server
     is named already (``base_url``, or an inherited ``TOOLPOLICY_LOCAL_URL``); else nothing."""
     if not model or not model.startswith("local:") or base_url or os.environ.get(URL_ENV):
         yield None
         return
-    server = start_server(model.partition(":")[2])
+    server = start_server(model.partition(":")[2], settings)
     try:
         yield server
     finally:

