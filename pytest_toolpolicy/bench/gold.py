@@ -1,4 +1,4 @@
-"""Gold labels (``evals/instances/<instance_id>/gold.json``, beside each bundled instance) and
+"""Gold labels (``bench/bundled/instances/<instance_id>/gold.json``, beside each bundled instance) and
 the map that scores both arms on them.
 
 Format and mapping are documented in ``gold_labels/FORMAT.md``.
@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest_toolpolicy
-
-GOLD_DIR = Path(pytest_toolpolicy.__file__).parent.parent / "evals" / "instances"
+GOLD_DIR = Path(__file__).resolve().parent / "bundled" / "instances"  # package data
 MOVES = frozenset(
     {"read_entity", "search_symbol", "search_code", "edit_entity", "run_test", "execute"}
     | {"ask_user", "stop"}

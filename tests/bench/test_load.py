@@ -197,10 +197,11 @@ def test_a_corrupt_stream_is_an_error_for_each_of_its_instances(tmp_path: Path) 
     assert "shop.fi: not a git fast-export stream" in str(result.errors[0])
 
 
-def test_the_default_bundled_dir_is_the_projects_own() -> None:
-    project = Path(__file__).resolve().parents[2]
-    assert load_module.BUNDLED_DIR.resolve() == project / "evals" / "instances"
-    result = load_instances("bundled")  # instances are being written: only check it never crashes
+def test_the_default_bundled_dir_is_package_data() -> None:
+    package = Path(load_module.__file__).resolve().parent
+    assert package / "bundled" / "instances" == load_module.BUNDLED_DIR
+    result = load_instances("bundled")
+    assert len(result.instances) == 25 and not result.errors
     assert all(i.path is not None and i.source == "bundled" for i in result.instances)
 
 
