@@ -14,13 +14,15 @@ import copy
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .ab.endpoint import OPTIONS as ENDPOINT_OPTIONS
 from .ab.generation import OPTIONS as GENERATION_OPTIONS
-from .primitives import Toolbox, Workspace
+
+if TYPE_CHECKING:  # imported by the fixtures that use them: loading the plugin stays cheap
+    from .primitives import Toolbox
 
 _MODE_HELP = (
     "turn the A/B on: current, policy or ab (default off). Bare --toolpolicy runs the arm"
@@ -197,6 +199,8 @@ def toolpolicy_toolbox(tmp_path: Path) -> Callable[[dict[str, str]], Toolbox]:
     """A factory: ``toolpolicy_toolbox({"pkg/mod.py": source, ...})`` writes the files into a
     fresh git workspace (they become its base commit) and returns the six primitives over it;
     the workspace is ``toolbox.workspace``."""
+
+    from .primitives import Toolbox, Workspace
 
     def make(files: dict[str, str]) -> Toolbox:
         root = tmp_path / f"workspace{len(list(tmp_path.glob('workspace*')))}"

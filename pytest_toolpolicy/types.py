@@ -16,6 +16,16 @@ from . import jsonsafe
 
 
 @dataclass(frozen=True)
+class Task:
+    """What both loops are given: the issue, and which tests show it fixed. Shared by both
+    arms, so it lives here rather than in either loop."""
+
+    instance_id: str
+    issue_text: str
+    test_target: str | None = None  # repro_target, else the FAIL_TO_PASS tests; None: no trigger
+
+
+@dataclass(frozen=True)
 class ToolCall:
     tool: str
     args: dict[str, Any] = field(default_factory=dict)

@@ -5,7 +5,7 @@ def test_users_drive_the_loop_with_a_scripted_model(pytester: pytest.Pytester):
     pytester.makepyfile(
         """
         import json
-        from pytest_toolpolicy.policy.loop import Task
+        from pytest_toolpolicy import Task
 
         FILES = {
             "calc.py": "def add(a, b):\\n    return a - b\\n",

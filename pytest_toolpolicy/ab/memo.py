@@ -35,6 +35,7 @@ from .. import jsonsafe, limits
 from ..primitives import safefs
 from ..primitives.envelope import Envelope, PrimitiveError
 from ..primitives.toolbox import Toolbox
+from ..sqlite_shared import open_shared
 
 Dispatch = Callable[[str, dict[str, Any]], Envelope]
 
@@ -62,6 +63,13 @@ class DispatchStats:
     hits: int = 0
 
 
+def _setup(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA busy_timeout=60000")
+    db.execute("CREATE TABLE IF NOT EXISTS memo (key TEXT PRIMARY KEY, value TEXT)")
+    db.commit()
+
+
 class ExecutionMemo:
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -69,12 +77,9 @@ class ExecutionMemo:
         self._mem: dict[str, str] = {}
         self._db: sqlite3.Connection | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, timeout=60, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA busy_timeout=60000")
-            self._db.execute("CREATE TABLE IF NOT EXISTS memo (key TEXT PRIMARY KEY, value TEXT)")
-            self._db.commit()
+            # Every worker opens it at once at the session's start (seen: "database is
+            # locked" on a fresh file): open_shared retries that race.
+            self._db = open_shared(path, _setup, isolation_level="", check_same_thread=False)
 
     def get(self, key: str) -> Any | None:
         with self._lock:

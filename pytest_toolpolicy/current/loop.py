@@ -13,10 +13,9 @@ from typing import Any
 
 from ..models.base import Model, ModelError, ModelRequest
 from ..models.budget import Budget
-from ..policy.loop import Task
 from ..primitives.envelope import Envelope
 from ..primitives.toolbox import Toolbox
-from ..types import Observation, Outcome, ToolCall, Trajectory, Turn
+from ..types import Observation, Outcome, Task, ToolCall, Trajectory, Turn
 from .prompt import (
     SUBMIT,
     format_error_message,

@@ -18,7 +18,7 @@ from ..models.base import Completion, Model, ModelError
 from ..models.budget import Budget
 from ..primitives.envelope import Envelope
 from ..primitives.toolbox import Toolbox
-from ..types import Observation, Outcome, Rejection, ToolCall, Trajectory, Turn
+from ..types import Observation, Outcome, Rejection, Task, ToolCall, Trajectory, Turn
 from .config import PolicyConfig
 from .ledger import Ledger
 from .observe import observe, texts_of
@@ -29,13 +29,6 @@ from .select import select
 from .triggers import lint_trigger, symbol_trigger, test_trigger
 from .trust import trust_gate
 from .validate import rejection_observation, validate
-
-
-@dataclass(frozen=True)
-class Task:
-    instance_id: str
-    issue_text: str
-    test_target: str | None = None  # repro_target, else the FAIL_TO_PASS tests; None: no trigger
 
 
 @dataclass

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import time
 from pathlib import Path
+
+from ..sqlite_shared import open_shared
 
 _TABLE = re.compile(r"[a-z_]+\Z")
 
@@ -29,18 +30,7 @@ class BlobCache:
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():  # never reuse a forked connection
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            for attempt in range(1, 51):
-                try:
-                    self._setup(conn)
-                    break
-                except sqlite3.OperationalError:
-                    # Several processes creating one database can be refused without the busy
-                    # timeout ever applying; the race is over within moments.
-                    if attempt == 50:
-                        raise
-                    time.sleep(0.01 * attempt)
+            conn = open_shared(self.path, self._setup)
             self._conn, self._pid = conn, os.getpid()
         return self._conn
 
