@@ -94,15 +94,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from .ab.hooks import ABHooks
-    from .ab.session import ABSession
-    from .ab.settings import SettingsError, limits_from, settings_from
-
     def get(dest: str) -> Any:
         value = config.getoption(dest, None)
         if value in (None, False) and dest in _INI_KEYS:
             value = config.getini(dest) or None
         return value
+
+    if get("toolpolicy") is None and get("toolpolicy_limits") is None:
+        return  # an ordinary run: nothing of the A/B (pandas, the harness) is imported
+    from .ab.hooks import ABHooks
+    from .ab.session import ABSession
+    from .ab.settings import SettingsError, limits_from, settings_from
 
     try:
         _export_limits(config, limits_from(get))
