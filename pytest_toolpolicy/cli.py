@@ -386,7 +386,7 @@ def _served(ns: argparse.Namespace) -> Iterator[None]:
     if not isinstance(model, str) or not model.startswith("local:"):
         yield
         return
-    from .models.local.server import ServerError, ServerSettings
+    from .models.local.server import ServerError
     from .models.local.session import served
     from .models.local.weights import WeightsError
 
@@ -394,12 +394,7 @@ def _served(ns: argparse.Namespace) -> Iterator[None]:
         options = model_options(ns)
     except ModelOptionsError as exc:
         raise UsageError(str(exc)) from None
-    local, defaults = options.generation.local, ServerSettings()
-    settings = ServerSettings(
-        threads=local.threads or defaults.threads,
-        ctx=local.ctx or defaults.ctx,
-        chat_template=local.chat_template,
-    )
+    settings = options.generation.local.server_settings()
     with ExitStack() as stack:
         try:
             stack.enter_context(served(model, options.endpoint.base_url, settings))

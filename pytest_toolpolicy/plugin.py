@@ -138,17 +138,11 @@ def _serve_local_model(config: pytest.Config, settings: Any) -> None:
         return
     if hasattr(config, "workerinput"):
         return
-    from .models.local.server import ServerError, ServerSettings
+    from .models.local.server import ServerError
     from .models.local.session import start_server, stop_server
     from .models.local.weights import WeightsError
 
-    local = settings.generation.local
-    defaults = ServerSettings()
-    server_settings = ServerSettings(
-        threads=local.threads or defaults.threads,
-        ctx=local.ctx or defaults.ctx,
-        chat_template=local.chat_template,
-    )
+    server_settings = settings.generation.local.server_settings()
     try:
         server = start_server(settings.model.partition(":")[2], server_settings)
     except (ServerError, WeightsError) as exc:

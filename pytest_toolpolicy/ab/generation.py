@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..models.local.server import ServerSettings
     from ..models.request_options import RequestOptions
 
 # The loops' own limits (policy.select, current.loop; a test holds them equal), written out so
@@ -58,6 +59,17 @@ class LocalServerOptions:
     threads: int | None = None  # None: the server's default
     ctx: int | None = None
     chat_template: str | None = None
+
+    def server_settings(self) -> ServerSettings:
+        """The server's settings: these options over its defaults."""
+        from ..models.local.server import ServerSettings
+
+        defaults = ServerSettings()
+        return ServerSettings(
+            threads=self.threads or defaults.threads,
+            ctx=self.ctx or defaults.ctx,
+            chat_template=self.chat_template,
+        )
 
 
 @dataclass(frozen=True)

@@ -93,3 +93,7 @@ def test_a_chat_template_is_a_builtin_name_or_a_jinja_file(tmp_path: Path) -> No
     assert parsed(local_chat_template=str(source)).local.chat_template == source.read_text()
     local = parsed(local_threads="2", local_ctx="4096").local
     assert (local.threads, local.ctx) == (2, 4096)
+    server = local.server_settings()
+    assert (server.threads, server.ctx, server.chat_template) == (2, 4096, None)
+    default = parsed().local.server_settings()
+    assert (default.threads, default.ctx) == (1, 8192)  # the server's own defaults
