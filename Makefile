@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 
-.PHONY: eval eval-local smoke-local wheel-check eval-swebench demo test setup sandbox bench clean
+.PHONY: eval eval-local smoke-local wheel-check eval-swebench demo test test-slow setup sandbox bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,11 +22,18 @@ sandbox:
 
 setup: $(STAMP) sandbox
 
+# The suite a developer runs often: tests marked slow (end-to-end and statistical checks) are
+# left out here (tests/conftest.py) and run by `make test-slow`, which CI runs too.
+TEST_OPTIONS = -q -n auto
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -q -n auto
+	$(BIN)/mypy
+	$(BIN)/pytest $(TEST_OPTIONS)
 	$(BIN)/toolpolicy validate --dataset bundled --jobs 2
+
+test-slow: setup
+	$(BIN)/pytest $(TEST_OPTIONS) -m slow
 
 # The offline A/B (spec §9) on the bundled benchmark: sim, the fault-injecting simulator (not a
 # language model), drives both arms and every single-gate ablation, in parallel.

@@ -195,10 +195,9 @@ def _validate(ns: argparse.Namespace) -> int:
 def _run(ns: argparse.Namespace) -> int:
     import tempfile
 
-    from .ab.arms import run_instance
+    from .ab.pipeline import RunSetup, run_instance
     from .bench.load import DatasetError, load_instances
     from .models import CacheError, PriceError
-    from .models.request_options import with_options
     from .paths import write_atomic
 
     try:
@@ -215,12 +214,10 @@ def _run(ns: argparse.Namespace) -> int:
         model = _built(ns, instances=instances)
     except (ValueError, NotImplementedError, PriceError, CacheError, OSError) as exc:
         raise UsageError(str(exc)) from None
-    model = with_options(model, generation.options_for(ns.arm))
     with tempfile.TemporaryDirectory(prefix="toolpolicy-run-") as tmp:
         repos = Path(ns.repos) if ns.repos else None
-        result = run_instance(
-            instance, ns.arm, model, workdir=Path(tmp), repos=repos, tests_visible=not ns.hide_tests
-        )
+        setup = RunSetup(repos=repos, tests_visible=not ns.hide_tests, generation=generation)
+        result = run_instance(instance, ns.arm, model, Path(tmp), setup=setup)
     traj = result.trajectory
     out = ns.out or Path(f"reports/runs/{instance.instance_id}-{ns.arm}.jsonl")
     text = jsonsafe.dumps(traj.to_dict()) + "\n"

@@ -20,7 +20,7 @@ def safe_name(text: str, keep: str = "") -> str:
     return re.sub(rf"[^A-Za-z0-9_.{re.escape(keep)}-]+", "_", text)
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
+def write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
     """Write through ``write(temporary path)`` then rename: a reader, or a session killed at any
     point, never sees a half-written file. The temporary name starts with ``.tmp-``."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)

@@ -5,14 +5,18 @@ hook that alters collection or reporting until ``--toolpolicy`` (or the ``toolpo
 turns the A/B on; ``TOOL_POLICY`` in the environment alone never does, since it is the spec's
 arm flag and may be set for reasons that have nothing to do with this pytest run. The fixtures
 below are inert until a test asks for them by name. The A/B session itself lives in
-``ab/session.py``; this file is the glue.
+``ab/session.py``.
+
+This module is the ``pytest11`` entry point and holds only what loading the plugin must do:
+register the options, and declare the hooks and fixtures. Their bodies are in ``plugin_impl``,
+imported when a hook or fixture first needs it, so that an ordinary run imports (and, when pytest
+rewrites the asserts of a plugin's package, parses and compiles) as little as possible:
+``benchmarks/bench_plugin_load.py`` measures what is left.
 """
 
 from __future__ import annotations
 
-import copy
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +26,7 @@ from .ab.endpoint import OPTIONS as ENDPOINT_OPTIONS
 from .ab.generation import OPTIONS as GENERATION_OPTIONS
 
 if TYPE_CHECKING:  # imported by the fixtures that use them: loading the plugin stays cheap
+    from .policy.loop import PolicyLoop
     from .primitives import Toolbox
 
 _MODE_HELP = (
@@ -102,71 +107,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if get("toolpolicy") is None and get("toolpolicy_limits") is None:
         return  # an ordinary run: nothing of the A/B (pandas, the harness) is imported
-    from .ab.hooks import ABHooks
-    from .ab.session import ABSession
-    from .ab.settings import SettingsError, limits_from, settings_from
+    from .plugin_impl import configure
 
-    try:
-        _export_limits(config, limits_from(get))
-        settings = settings_from(get)
-        if settings is not None and settings.gate and settings.mode != "ab":
-            raise SettingsError(
-                "--toolpolicy-gate decides policy against current: use --toolpolicy=ab"
-            )
-    except SettingsError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    if settings is None:
-        return
-    session = ABSession(config, settings)
-    session.loaded()  # a dataset that cannot load is a usage error, before anything runs
-    session.sandbox()  # so is a sandbox that is required and cannot run
-    session.open()  # and a report directory that cannot be written, or is another session's
-    config.add_cleanup(session.release)
-    # Last: the checks above are cheap, and a server takes seconds to start.
-    _serve_local_model(config, settings)
-    config.stash[SESSION_KEY] = session
-    config.pluginmanager.register(ABHooks(session), "toolpolicy-ab")
-
-
-def _serve_local_model(config: pytest.Config, settings: Any) -> None:
-    """A ``local:`` model's server, started once by the process that owns the session (not by
-    each xdist worker: they inherit its address) and stopped at the session's end, Ctrl-C
-    included. A replay needs no server: the recording answers."""
-    if not settings.model.startswith("local:") or settings.cache == "replay":
-        return
-    if settings.endpoint.base_url:  # a server of the user's own
-        return
-    if hasattr(config, "workerinput"):
-        return
-    from .models.local.server import ServerError
-    from .models.local.session import start_server, stop_server
-    from .models.local.weights import WeightsError
-
-    server_settings = settings.generation.local.server_settings()
-    try:
-        server = start_server(settings.model.partition(":")[2], server_settings)
-    except (ServerError, WeightsError) as exc:
-        raise pytest.UsageError(str(exc)) from None
-    config.add_cleanup(lambda: stop_server(server))
-
-
-def _export_limits(config: pytest.Config, text: str | None) -> None:
-    """Set ``TOOLPOLICY_LIMITS`` for this process (xdist workers get the same option and set
-    it too), and put it back at the end, so an in-process run leaves its caller unchanged."""
-    if text is None:
-        return
-    from .limits import ENV
-
-    before = os.environ.get(ENV)
-    os.environ[ENV] = text
-
-    def restore() -> None:
-        if before is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = before
-
-    config.add_cleanup(restore)
+    configure(config, get, SESSION_KEY)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -184,10 +127,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def toolpolicy_item(request: pytest.FixtureRequest) -> Any:
     """One A/B item (instance × arm × variant); ``toolpolicy_item.run()`` runs and records it."""
-    from .ab.hooks import ItemHandle
+    from .plugin_impl import item
 
-    session = request.config.stash[SESSION_KEY]
-    return ItemHandle(request.param, session, request.node)
+    return item(request, request.config.stash[SESSION_KEY])
 
 
 @pytest.fixture
@@ -195,52 +137,34 @@ def toolpolicy_toolbox(tmp_path: Path) -> Callable[[dict[str, str]], Toolbox]:
     """A factory: ``toolpolicy_toolbox({"pkg/mod.py": source, ...})`` writes the files into a
     fresh git workspace (they become its base commit) and returns the six primitives over it;
     the workspace is ``toolbox.workspace``."""
+    from .plugin_impl import toolbox_factory
 
-    from .primitives import Toolbox, Workspace
-
-    def make(files: dict[str, str]) -> Toolbox:
-        root = tmp_path / f"workspace{len(list(tmp_path.glob('workspace*')))}"
-        for rel, text in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        root.mkdir(exist_ok=True)
-        return Toolbox(root, workspace=Workspace.create(root))
-
-    return make
+    return toolbox_factory(tmp_path)
 
 
 @pytest.fixture
 def toolpolicy_registry() -> dict[str, dict[str, Any]]:
     """The six-tool registry (spec §4.1), a copy a test may change freely."""
-    from .policy.registry import REGISTRY
+    from .plugin_impl import registry
 
-    return copy.deepcopy(REGISTRY)
+    return registry()
 
 
 @pytest.fixture
 def trust_gate() -> Callable[..., Any]:
     """``trust_gate(call, envelope, config=None)`` → Verdict (spec §6.2), default gates on."""
-    from .policy.config import PolicyConfig
-    from .policy.trust import trust_gate as gate
+    from .plugin_impl import trust_gate as checker
 
-    def check(call: Any, envelope: dict[str, Any], config: PolicyConfig | None = None) -> Any:
-        return gate(call, envelope, config or PolicyConfig())
-
-    return check
+    return checker()
 
 
 @pytest.fixture
-def toolpolicy_loop(toolpolicy_toolbox: Callable[[dict[str, str]], Toolbox]) -> Callable[..., Any]:
+def toolpolicy_loop(
+    toolpolicy_toolbox: Callable[[dict[str, str]], Toolbox],
+) -> Callable[..., PolicyLoop]:
     """A factory: ``toolpolicy_loop(files, model, config=None)`` → a PolicyLoop over a fresh
     workspace holding ``files``. ``model`` is any Model, or a list of reply strings for a
     ScriptedModel. Run it with ``loop.run(Task(instance_id, issue_text, test_target))``."""
-    from .models.scripted import ScriptedModel
-    from .policy.loop import PolicyLoop
+    from .plugin_impl import loop_factory
 
-    def make(files: dict[str, str], model: Any, config: Any = None) -> PolicyLoop:
-        if isinstance(model, Sequence) and not isinstance(model, str):
-            model = ScriptedModel(list(model))
-        return PolicyLoop(toolpolicy_toolbox(files), model, config)
-
-    return make
+    return loop_factory(toolpolicy_toolbox)

@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 ATTEMPTS = 50
 
@@ -21,7 +22,7 @@ def open_shared(
     path: Path,
     setup: Callable[[sqlite3.Connection], None],
     *,
-    isolation_level: str | None = None,
+    isolation_level: Literal["DEFERRED", "EXCLUSIVE", "IMMEDIATE"] | None = None,
     check_same_thread: bool = True,
 ) -> sqlite3.Connection:
     """A connection to ``path`` (its directory made) on which ``setup`` has run."""

@@ -10,9 +10,13 @@ import json
 import os
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from . import jsonsafe
+
+# How a run ends (spec §3.3): the model's own terminal call, or the harness stopping it.
+TerminalOutcome: TypeAlias = Literal["ask_user", "stop"]
+OutcomeKind: TypeAlias = Literal["ask_user", "stop", "budget_exhausted", "model_error"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ class Observation:
 class Outcome:
     """How a run ended: ask_user | stop | budget_exhausted | model_error (the spec's shapes)."""
 
-    outcome: str
+    outcome: OutcomeKind
     detail: dict[str, Any] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
@@ -123,7 +127,9 @@ class Trajectory:
         costs = [
             r.get("cost_usd") for t in self.turns for r in (t.completion, *t.extra_selections) if r
         ]
-        return None if any(c is None for c in costs) else sum(costs)
+        if any(c is None for c in costs):
+            return None
+        return sum(c for c in costs if c is not None)
 
     @property
     def tokens(self) -> int:
@@ -189,7 +195,9 @@ def _plain(value: Any) -> Any:
                 parent[slot] = filled
             continue
         if is_dataclass(item) and not isinstance(item, type):
-            children = [(f.name, getattr(item, f.name)) for f in fields(item)]
+            children: list[tuple[Any, Any]] = [
+                (f.name, getattr(item, f.name)) for f in fields(item)
+            ]
             target: Any = dict.fromkeys(name for name, _ in children)
         elif isinstance(item, dict):
             children = list(item.items())

@@ -12,6 +12,53 @@ from pytest_toolpolicy.primitives import Toolbox, Workspace
 from pytest_toolpolicy.primitives.embedder import model_dir
 from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxUnavailable
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        help="also run the tests marked slow (end-to-end and statistical checks, left out of a "
+        "plain run; `make test-slow` runs them with -m slow)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` are deselected unless asked for: by --run-slow, by any -m
+    expression (``-m slow`` runs only them), or by naming the test itself (``path::name``)."""
+    if config.getoption("--run-slow") or config.option.markexpr:
+        return
+    named = [_nodeid(config, arg) for arg in config.args if "::" in arg]
+    slow = [
+        item
+        for item in items
+        if item.get_closest_marker("slow")
+        and not any(item.nodeid == n or item.nodeid.startswith((f"{n}[", f"{n}::")) for n in named)
+    ]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        chosen = set(map(id, slow))
+        items[:] = [item for item in items if id(item) not in chosen]
+
+
+def _nodeid(config: pytest.Config, arg: str) -> str:
+    """A command-line ``path::name`` as a node id (relative to the rootdir)."""
+    path, sep, rest = arg.partition("::")
+    absolute = (config.invocation_params.dir / path).resolve()
+    if absolute.is_relative_to(config.rootpath):
+        path = absolute.relative_to(config.rootpath).as_posix()
+    return path + sep + rest
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester, its sessions without hypothesis' pytest plugin: no test of theirs uses it, and
+    in a fresh process it costs ~2 s (its whole package is assertion-rewritten on import, and
+    with PYTHONDONTWRITEBYTECODE set nothing of that is cached), on every subprocess run and on
+    every xdist worker such a run starts."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    return pytester
+
+
 FILES = {
     "src/shop/__init__.py": '"""A small shop."""\nfrom .cart import Cart\n',
     "src/shop/cart.py": '''"""Shopping carts."""

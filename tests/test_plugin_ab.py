@@ -20,6 +20,8 @@ import pytest
 from pytest_toolpolicy.ab.results import results_from_trajectories
 from pytest_toolpolicy.ab.table import decision_table
 
+from .once import made_once
+
 TEST_AB = Path(__file__).parents[1] / "evals" / "test_ab.py"
 SAMPLE = ["--toolpolicy-sample=2", "--toolpolicy-seed=3", "-p", "no:randomly"]
 # Operational counts that depend on which worker reached a state first; not measures.
@@ -116,16 +118,22 @@ def test_item_ids(evals: pytest.Pytester) -> None:
             assert f"test_ab.py::test_instance[{instance}-{variant}]" in ids
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def serial_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One uninterrupted serial A/B (with one ablated gate), shared by the comparisons."""
-    root = tmp_path_factory.mktemp("serial")
-    (root / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
-    report = root / "report"
-    _run(
-        root, "--toolpolicy=ab", "--toolpolicy-ablate=trigger.test", f"--toolpolicy-report={report}"
-    )
-    return report
+    """One uninterrupted serial A/B (with one ablated gate), shared by the comparisons: ~30 s,
+    run once per test run (not once per xdist worker)."""
+
+    def run(root: Path) -> None:
+        (root / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
+        report = root / "report"
+        _run(
+            root,
+            "--toolpolicy=ab",
+            "--toolpolicy-ablate=trigger.test",
+            f"--toolpolicy-report={report}",
+        )
+
+    return made_once(tmp_path_factory, "test_plugin_ab-serial_run", run) / "report"
 
 
 def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -144,6 +152,7 @@ def test_serial_run_prints_and_writes_the_decision(serial_run: Path) -> None:
     assert "FAIL_TO_PASS" in markdown
 
 
+@pytest.mark.slow  # the whole A/B again, under -n 2: ~35 s
 def test_parallel_run_gives_the_same_table(serial_run: Path, tmp_path: Path) -> None:
     (tmp_path / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
     report = tmp_path / "report"
@@ -170,6 +179,7 @@ def test_measures_recomputed_from_trajectories_equal_the_table(serial_run: Path)
     assert recomputed["verdict"].fillna("").tolist() == printed["verdict"].fillna("").tolist()
 
 
+@pytest.mark.slow  # a run killed midway, then resumed: ~40 s
 def test_a_killed_run_resumes_without_losing_items(serial_run: Path, tmp_path: Path) -> None:
     (tmp_path / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
     report = tmp_path / "report"
@@ -315,9 +325,9 @@ def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
     evals.makeconftest(
         """
         import dataclasses
-        import pytest_toolpolicy.ab.item as item
+        import pytest_toolpolicy.ab.pipeline as pipeline
 
-        real = item.grade
+        real = pipeline.grade
         calls = []
 
         def grade(workspace, instance, **kwargs):
@@ -330,7 +340,7 @@ def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
                 )
             return result
 
-        item.grade = grade
+        pipeline.grade = grade
         """
     )
     report = evals.path / "report"
@@ -366,6 +376,11 @@ def test_a_dead_endpoint_is_a_model_error_on_each_item(
     with socket.socket() as probe:  # a loopback port that was free a moment ago
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    # The client's default retries still run, without the SDK's exponential backoff between
+    # them (0.5 s doubling: ~7.5 s an item); the backoff itself is the SDK's own.
+    evals.makeconftest(
+        "import openai._base_client as client\n\nclient.INITIAL_RETRY_DELAY = 0.001\n"
+    )
     report = evals.path / "report"
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
@@ -423,7 +438,7 @@ def test_the_endpoint_is_set_by_options(
 def test_bad_endpoint_options_are_usage_errors(
     evals: pytest.Pytester, args: list[str], message: str
 ) -> None:
-    result = evals.runpytest_subprocess("--toolpolicy=policy", *args)
+    result = evals.runpytest("--toolpolicy=policy", *args)  # refused at configure: in process
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}*"])
 
@@ -439,6 +454,9 @@ def test_a_session_whose_items_are_all_deselected_says_where_they_are(
     result.stdout.fnmatch_lines(["*toolpolicy: no A/B item ran*toolpolicy::test_instance*"])
 
 
+@pytest.mark.slow  # two whole A/B sessions. In make test: the cache's own record and replay
+# (tests/models/test_cache*.py) and a session replaying a committed recording without a server
+# (tests/models/local/test_recorded_smoke.py)
 def test_record_then_replay_gives_the_same_table(evals: pytest.Pytester) -> None:
     cache = evals.path / "completions.sqlite"
     tables = []

@@ -76,6 +76,7 @@ def test_off_by_default_for_a_remote_model(evals: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*requests: structured output off*logprobs off*"])
 
 
+@pytest.mark.slow  # two whole sessions; error record/replay itself: models/test_cache_errors.py
 def test_recorded_model_errors_replay_as_themselves_with_the_endpoint_gone(
     evals: pytest.Pytester,
 ) -> None:

@@ -1,45 +1,31 @@
-"""Run one instance in one arm: a fresh workspace at the base commit, the loop, then grading.
-
-Both arms get the same model, the same workspace state and the same budgets; grading reads
-only the captured test outcomes of the final workspace, never anything the model said.
-"""
+"""The stages of one run (``pipeline.py`` strings them together): the workspace an instance
+starts from, the run's dispatch, the arm's loop, the task."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..bench.envs import Environment, environment_for
-from ..bench.grade import GradeResult, apply_patch, grade
+from ..bench.grade import apply_patch
 from ..bench.instance import Instance
 from ..bench.workspaces import materialize
 from ..current.loop import CurrentLoop
 from ..current.tools import call_tool
 from ..models.base import Model
-from ..models.sim.tool_faults import wrap_dispatch
+from ..models.tool_layer import tool_layer
 from ..policy.config import PolicyConfig
 from ..policy.loop import PolicyLoop, Task
 from ..primitives.envelope import Envelope
 from ..primitives.sandbox import Sandbox
 from ..primitives.toolbox import Toolbox
-from ..types import ToolCall, Trajectory
+from ..types import ToolCall
 from .memo import ExecutionMemo, MemoDispatch
 
 ARMS = ("policy", "current")
 Dispatch = Callable[[str, dict[str, Any]], Envelope]
-
-
-@dataclass(frozen=True)
-class ItemResult:
-    trajectory: Trajectory  # meta carries the grade
-    grade: GradeResult | None  # None for an under-specified instance (not resolvable)
-
-    @property
-    def resolved(self) -> bool:
-        return bool(self.grade and self.grade.resolved)
 
 
 @dataclass(frozen=True)
@@ -109,10 +95,13 @@ def dispatch_for(
     """The run's dispatch, and the memo whose stats count what really ran. A fresh one per run
     (the first and each rerun): a sim's flaky tool wrapper keys its faults on the run's own
     ``run_test`` calls, so a rerun's replayed prefix sees the same ones. The wrapper sits
-    outside the memo, so what the memo stores is always the real capture."""
+    outside the memo, so what the memo stores is always the real capture. Which model plays a
+    tool layer is its own business (``models/tool_layer.py``): nothing here knows sim."""
     scope = f"{arm}:{prepared.sandbox.mode}"
     memoized = MemoDispatch(memo, default_dispatch(arm, prepared.toolbox), prepared.toolbox, scope)
-    return wrap_dispatch(model, memoized, arm, instance_id, prepared.toolbox.workspace), memoized
+    workspace = prepared.toolbox.workspace
+    dispatch = tool_layer(model, memoized, arm=arm, item=instance_id, workspace=workspace)
+    return dispatch, memoized
 
 
 def build_loop(
@@ -148,47 +137,3 @@ def build_loop(
 
 def task_of(instance: Instance) -> Task:
     return Task(instance.instance_id, instance.problem_statement, instance.test_target)
-
-
-def with_meta(
-    trajectory: Trajectory, instance: Instance, prepared: Prepared, graded: GradeResult | None
-) -> Trajectory:
-    meta = {
-        **trajectory.meta,
-        "underspecified": instance.underspecified,
-        "sandbox": prepared.sandbox.mode,
-        "tests_visible": prepared.tests_visible,
-        "grade": dataclasses.asdict(graded) if graded else None,
-    }
-    return dataclasses.replace(trajectory, meta=meta)
-
-
-def run_instance(
-    instance: Instance,
-    arm: str,
-    model: Model,
-    *,
-    workdir: Path,
-    config: PolicyConfig | None = None,
-    variant: str | None = None,
-    repos: Path | None = None,
-    sandbox: Sandbox | None = None,
-    tests_visible: bool = True,
-) -> ItemResult:
-    check_arm(arm)
-    config = config or PolicyConfig()
-    prepared = prepare(
-        instance, workdir=workdir, repos=repos, sandbox=sandbox, tests_visible=tests_visible
-    )
-    # A sim may also play an unreliable tool wrapper (``flaky_tool``); any other model: as is.
-    dispatch, _ = dispatch_for(arm, instance.instance_id, prepared, None, model)
-    loop = build_loop(arm, prepared.toolbox, model, config, variant=variant, dispatch=dispatch)
-    trajectory = loop.run(task_of(instance))
-    workspace = prepared.toolbox.workspace
-    assert workspace is not None
-    graded = (
-        None
-        if instance.underspecified
-        else grade(workspace, instance, sandbox=prepared.sandbox, env=prepared.env)
-    )
-    return ItemResult(with_meta(trajectory, instance, prepared, graded), graded)

@@ -1,8 +1,8 @@
 """A sim profile's fault rates measured end to end: every instance in both arms, for each seed.
 
-Each run is set up exactly as an A/B item is (``arms.prepare``: a fresh workspace with the
-FAIL_TO_PASS tests visible, the simulator's tool-layer faults outside the execution memo) but
-not graded: a fault rate depends only on the trajectory. Across seeds the same workspace states
+Each run goes through the A/B's own pipeline (``pipeline.run_instance``: a fresh workspace with
+the FAIL_TO_PASS tests visible, the simulator's tool-layer faults outside the execution memo)
+but is not graded: a fault rate depends only on the trajectory. Across seeds the same workspace states
 are tested again and again, so the runs share one execution memo (exact: keyed by tree hash).
 """
 
@@ -15,28 +15,13 @@ from pathlib import Path
 from ..bench.instance import Instance
 from ..models.sim.model import SimModel
 from ..models.spec import build_model
-from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox
 from ..types import Trajectory
-from .arms import ARMS, build_loop, dispatch_for, prepare, task_of
+from .arms import ARMS
 from .memo import ExecutionMemo
+from .pipeline import RunSetup, run_instance
 
 Rates = dict[str, tuple[int, int]]
-
-
-def run_arm(
-    instance: Instance,
-    arm: str,
-    model: SimModel,
-    workdir: Path,
-    memo: ExecutionMemo | None = None,
-    sandbox: Sandbox | None = None,
-) -> Trajectory:
-    """One ungraded run of ``instance`` in ``arm``."""
-    prepared = prepare(instance, workdir=workdir, sandbox=sandbox)
-    dispatch, _ = dispatch_for(arm, instance.instance_id, prepared, memo, model)
-    loop = build_loop(arm, prepared.toolbox, model, PolicyConfig(), dispatch=dispatch)
-    return loop.run(task_of(instance))
 
 
 def measure(
@@ -52,7 +37,7 @@ def measure(
     """Fault class → (occurrences, opportunities), summed over the seeds; one model per seed,
     so each seed's decision log counts every opportunity once. ``on_run`` sees each trajectory."""
     memo = memo or ExecutionMemo(None)
-    sandbox = Sandbox.from_env()
+    setup = RunSetup(sandbox=Sandbox.from_env(), memo=memo, graded=False)
     by_id = {i.instance_id: i for i in instances}
     total: Rates = {}
     for seed in seeds:
@@ -62,7 +47,7 @@ def measure(
         for n, instance in enumerate(instances):
             for arm in arms:
                 run = workdir / f"s{seed}-{arm}-{n}"
-                trajectory = run_arm(instance, arm, model, run, memo, sandbox)
+                trajectory = run_instance(instance, arm, model, run, setup=setup).trajectory
                 if on_run is not None:
                     on_run(trajectory)
                 shutil.rmtree(run, ignore_errors=True)

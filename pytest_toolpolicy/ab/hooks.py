@@ -60,7 +60,10 @@ class ABHooks:
             return
         from .report import finish
 
-        done = finish(ab)
+        results = ab.results()
+        ids = [f"{r['instance_id']}-{r['variant']}" for _, r in results.iterrows()]
+        report = ab.settings.report
+        done = finish(results, ab.meta(), ab.trajectories(ids), report, gate=ab.settings.gate)
         ab.summary, ab.gate_failed, ab.write_error = done.lines, done.gate_failed, done.write_error
         if (ab.gate_failed or ab.write_error) and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED

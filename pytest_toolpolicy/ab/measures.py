@@ -33,7 +33,7 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def to_fraction(x: float) -> Fraction | None:
+def to_fraction(x: float | None) -> Fraction | None:
     """The decimal a float was written as (``0.3`` → 3/10, not 5404319552844595/2**54); None for NaN."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return None
@@ -49,7 +49,7 @@ def _mean_cost(costs: pd.Series) -> float:
     # rule then reads back through repr(); one unpriced item makes the whole mean unknown.
     if costs.empty or costs.isna().any():
         return math.nan
-    return float(sum((to_fraction(c) for c in costs), Fraction(0)) / len(costs))
+    return float(sum((Fraction(repr(float(c))) for c in costs), Fraction(0)) / len(costs))
 
 
 def incomplete_instances(results: pd.DataFrame) -> set[tuple[str, object]]:
@@ -123,6 +123,15 @@ def measures(results: pd.DataFrame) -> pd.DataFrame:
     excluded = incomplete_instances(results)
     rows = [_sampled_row(results[results["variant"] == v], excluded) for v in order]
     return pd.DataFrame(rows, index=pd.Index(order, name="variant"), columns=list(COLUMNS))
+
+
+def row_of(table: pd.DataFrame, variant: str) -> pd.Series:
+    """The row of ``variant`` in a table indexed by variant (:func:`measures`, the decision
+    table), which holds one row per variant."""
+    found = table.loc[variant]
+    if not isinstance(found, pd.Series):  # a label the index repeats selects a frame
+        raise ValueError(f"variant {variant!r} has more than one row")
+    return found
 
 
 def _sampled_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[str, object]:

@@ -26,18 +26,15 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe, limits
 from ..primitives import safefs
-from ..primitives.envelope import Envelope, PrimitiveError
+from ..primitives.envelope import Dispatch, Envelope, PrimitiveError
 from ..primitives.toolbox import Toolbox
 from ..sqlite_shared import open_shared
-
-Dispatch = Callable[[str, dict[str, Any]], Envelope]
 
 # Reads change nothing, so the tree hash known before one is still right after it: a run of
 # reads costs one hash, and a rerun's replayed prefix executes nothing at all.
@@ -79,7 +76,10 @@ class ExecutionMemo:
         if path is not None:
             # Every worker opens it at once at the session's start (seen: "database is
             # locked" on a fresh file): open_shared retries that race.
-            self._db = open_shared(path, _setup, isolation_level="", check_same_thread=False)
+            # Implicit transactions, each BEGIN deferred (what sqlite3's legacy "" also meant).
+            self._db = open_shared(
+                path, _setup, isolation_level="DEFERRED", check_same_thread=False
+            )
 
     def get(self, key: str) -> Any | None:
         with self._lock:
@@ -103,10 +103,6 @@ class ExecutionMemo:
         if self._db is not None:
             self._db.close()
             self._db = None
-
-    def wrap(self, dispatch: Dispatch, toolbox: Toolbox, scope: str) -> MemoDispatch:
-        """``scope`` names what else the result depends on (the arm's tool set, the sandbox)."""
-        return MemoDispatch(self, dispatch, toolbox, scope)
 
 
 class MemoDispatch:

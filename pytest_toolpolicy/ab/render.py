@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from .decision import no_decision_reason
-from .measures import NONE, OWN
+from .measures import NONE, OWN, row_of
 from .schema import gate_of
 
 SIM_DISCLAIMER = (
@@ -132,7 +132,7 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
         details = table.loc["policy", "details"]
         lines += [shown, *([details] if isinstance(details, str) else [])]
     else:
-        p = table.loc["policy"]
+        p = row_of(table, "policy")
         ratios = f"cost {_num(p['cost_ratio'], '.2f')}\u00d7, tokens {_num(p['tokens_ratio'], '.2f')}\u00d7"
         lines.append(f"verdict: {p['verdict']} | {_stats(p)}; {ratios}")
     for variant, r in table.iterrows():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -14,9 +14,6 @@ from ..paths import write_atomic
 from .render import failure_lines
 from .results import escape_strings
 from .table import decision_table, render_text, write_report
-
-if TYPE_CHECKING:
-    from .session import ABSession
 
 NOTHING_MEASURED = "no item was measured"
 
@@ -28,28 +25,35 @@ class Finished:
     write_error: str | None  # the report could not be written (the summary still shows it)
 
 
-def finish(ab: ABSession) -> Finished:
+def finish(
+    results: pd.DataFrame,
+    meta: dict[str, Any],
+    trajectories: list[dict[str, Any]],
+    directory: Path,
+    *,
+    gate: bool = False,
+) -> Finished:
+    """The session's summary and report files from its data: the results rows, the header's
+    facts, the rows' trajectories; with ``gate``, whether the CI gate holds."""
     # Escaped once here, so the terminal, every file and the gate see the same valid text.
-    results = escape_strings(ab.results())
-    meta = ab.meta()
+    results = escape_strings(results)
     table = decision_table(results, meta)
     lines = render_text(table, meta).splitlines()
     lines += failure_lines(results)
     write_error = None
     try:  # the table is already in hand: a full disk costs the files, never the summary
-        paths = write_report(results, meta, ab.settings.report)
-        ids = [f"{r['instance_id']}-{r['variant']}" for _, r in results.iterrows()]
-        paths["trajectories"] = write_trajectories(ab.trajectories(ids), ab.settings.report)
+        paths = write_report(results, meta, directory)
+        paths["trajectories"] = write_trajectories(trajectories, directory)
     except OSError as exc:
-        write_error = f"could not write the report to {ab.settings.report}: {exc}"
+        write_error = f"could not write the report to {directory}: {exc}"
     else:
         names = ", ".join(sorted(p.name for p in paths.values()))
-        lines.append(f"reports: {ab.settings.report}/ ({names})")
+        lines.append(f"reports: {directory}/ ({names})")
     if "resumed" in results and results["resumed"].fillna(False).astype(bool).any():
         lines.append(f"resumed: {int(results['resumed'].fillna(False).astype(bool).sum())} items")
     all_failed = not (results["status"] == "ok").any()
-    gate = gate_failure(table, all_failed) if ab.settings.gate else None
-    return Finished(lines, gate, write_error)
+    failed = gate_failure(table, all_failed) if gate else None
+    return Finished(lines, failed, write_error)
 
 
 def gate_failure(table: pd.DataFrame, all_failed: bool = False) -> str | None:

@@ -58,6 +58,5 @@ def escape_strings(results: pd.DataFrame) -> pd.DataFrame:
 def results_from_trajectories(
     path: str | os.PathLike[str], gold_dir: Path | None = GOLD_DIR
 ) -> pd.DataFrame:
-    # Wall time is not part of a trajectory: row_of leaves duration_s NaN.
-    rows = [row_of(t, None, spec_of(t), gold_dir) for t in load_trajectories(path)]
+    rows = [row_of(t, spec_of(t), gold_dir) for t in load_trajectories(path)]
     return results_frame(rows)

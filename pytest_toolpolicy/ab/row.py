@@ -1,4 +1,5 @@
-"""One item's results row (the columns of ``schema.py``), read off its trajectory alone.
+"""One item's results row (the columns of ``schema.py``, read as ``schema.SPECS`` say), off its
+trajectory alone.
 
 Everything a row says comes from the saved trajectory and its grade, except what needs reruns
 (the necessary calls), whose counts the trajectory's meta keeps; so a table recomputed from
@@ -7,14 +8,15 @@ Everything a row says comes from the saved trajectory and its grade, except what
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..bench.gold import GoldError, load_gold
-from ..bench.instance import Instance
 from ..types import Trajectory
 from . import counterfactual, selection
+from .schema import SPECS
 
 
 @dataclass(frozen=True)
@@ -34,59 +36,66 @@ class ItemSpec:
         return f"{self.instance_id}-{self.variant}"
 
 
-def row_of(
-    trajectory: Trajectory, instance: Instance | None, spec: ItemSpec, gold_dir: Path | None
-) -> dict[str, Any]:
-    """The results row of one item, from its trajectory alone (``instance`` is optional)."""
+@dataclass(frozen=True)
+class Source:
+    """What a row is read from (``schema.SPECS`` say how): one run's trajectory, its item, and
+    what is derived from them once."""
+
+    trajectory: Trajectory
+    spec: ItemSpec
+    meta: dict[str, Any]
+    usage: list[dict[str, Any]]  # every reply's usage, re-selections included
+    cf: dict[str, Any]  # the counterfactual reruns' counts ({} when none were made)
+    grade: dict[str, Any]  # {} when not graded
+    status: str
+    error: str | None
+    replies: int
+    replies_parsed: int
+    calls: int
+    selection_correct: int
+    selection_attempted: int
+    abstained: bool
+    duration_s: float
+
+
+def source_of(
+    trajectory: Trajectory, spec: ItemSpec, gold_dir: Path | None, duration_s: float = math.nan
+) -> Source:
     meta = trajectory.meta
-    usage = [r["usage"] for t in trajectory.turns for r in (t.completion, *t.extra_selections) if r]
-    cf = meta.get("counterfactual") or {}
     grade_ = meta.get("grade") or {}
     correct, attempted = _selection(trajectory, gold_dir)
     parsed, replies = selection.replies_parsed(trajectory)
-    cost = trajectory.cost_usd
-    return {
-        "instance_id": trajectory.instance_id,
-        "arm": spec.arm,
-        "variant": spec.variant,
-        "gate": spec.gate,
-        "model": trajectory.model,
-        "seed": meta.get("seed"),
-        "dataset": meta.get("dataset"),
-        "tests_visible": bool(meta.get("tests_visible")),
-        "sandbox": meta.get("sandbox"),
+    return Source(
+        trajectory=trajectory,
+        spec=spec,
+        meta=meta,
+        usage=[
+            r["usage"] for t in trajectory.turns for r in (t.completion, *t.extra_selections) if r
+        ],
+        cf=meta.get("counterfactual") or {},
+        grade=grade_,
         # A model error or an infrastructure failure of grading (an environment that cannot
         # install, a test that needs the network) measured nothing: the row is kept and shown,
         # and its instance is left out of both arms.
-        "status": _status(trajectory, grade_),
-        "error": _model_error(trajectory) or _infra_error(grade_),
-        "resolved": bool(grade_.get("resolved")),
-        "outcome": trajectory.outcome.outcome,
-        "underspecified": bool(meta.get("underspecified")),
-        "cost_usd": float("nan") if cost is None else float(cost),
-        "tokens": trajectory.tokens,
-        "prompt_tokens": sum(u["prompt_tokens"] for u in usage),
-        "completion_tokens": sum(u["completion_tokens"] for u in usage),
-        "cached_tokens": sum(u.get("cached_prompt_tokens", 0) for u in usage),
-        "tokens_estimated": any(u.get("estimated") for u in usage),
-        "tokens_unknown": any(u.get("missing") for u in usage),
-        "turns": len(trajectory.turns),
-        "replies": replies,
-        "replies_parsed": parsed,
-        "calls": len(counterfactual.executed_calls(trajectory)),
-        "necessary_calls": int(cf.get("necessary", 0)),
-        "selection_correct": correct,
-        "selection_attempted": attempted,
-        "abstained": selection.abstained(trajectory),
-        "cf_reruns": int(cf.get("reruns", 0)),
-        "cf_model_calls": int(cf.get("model_calls", 0)),
-        "cf_model_calls_cached": int(cf.get("model_served", 0)),
-        "cf_tool_executions": int(cf.get("tool_executions", 0)),
-        "cf_tool_memo_hits": int(cf.get("tool_calls", 0)) - int(cf.get("tool_executions", 0)),
-        "cf_cost_usd": float(cf.get("cost_usd", 0.0)),
-        "cf_tokens": int(cf.get("tokens", 0)),
-        "duration_s": float("nan"),
-    }
+        status=_status(trajectory, grade_),
+        error=_model_error(trajectory) or _infra_error(grade_),
+        replies=replies,
+        replies_parsed=parsed,
+        calls=len(counterfactual.executed_calls(trajectory)),
+        selection_correct=correct,
+        selection_attempted=attempted,
+        abstained=selection.abstained(trajectory),
+        duration_s=duration_s,
+    )
+
+
+def row_of(
+    trajectory: Trajectory, spec: ItemSpec, gold_dir: Path | None, duration_s: float = math.nan
+) -> dict[str, Any]:
+    """The results row of one item, from its trajectory alone (wall time is not part of a
+    trajectory: the runner gives it, a row rebuilt from a saved trajectory has NaN)."""
+    source = source_of(trajectory, spec, gold_dir, duration_s)
+    return {column.name: column.read(source) for column in SPECS}
 
 
 def error_row(spec: ItemSpec, harness_meta: dict[str, Any], error: str) -> dict[str, Any]:

@@ -17,48 +17,219 @@ tokens of their own; that spend is reported apart and never enters the five meas
 
 from __future__ import annotations
 
-COLUMNS: dict[str, str] = {
-    "instance_id": "str — the benchmark instance",
-    "arm": 'str — "policy" or "current"',
-    "variant": 'str — "current", "policy", or "policy-no:<gate>" (the policy with one gate removed)',
-    "gate": "str or None — the ablated gate of a policy-no:<gate> variant, else None",
-    "model": "str — the model spec both arms ran with",
-    "seed": "int — the run's RNG seed",
-    "dataset": "str — where the instances came from",
-    "tests_visible": "bool — the FAIL_TO_PASS tests were visible to the agent",
-    "sandbox": "str — the sandbox mode the tools ran under",
-    "status": 'str — "ok"; "error": a harness fault or a model error; "infra_error": grading'
-    " could not run here (not measured, and its instance is left out of every arm)",
-    "error": "str or None — why the item was not measured"
-    ' ("harness fault: ...", "model error: ...", "infra error: ...")',
-    "resolved": "bool — the graded FAIL_TO_PASS and PASS_TO_PASS tests pass",
-    "outcome": "str — how the loop ended: stop, ask_user, budget_exhausted, model_error",
-    "underspecified": "bool — the instance is genuinely under-specified (gold label)",
-    "cost_usd": "float — model spend in $; NaN when unknown (an unpriced model, a failed call)",
-    "tokens": "int — prompt + completion tokens (a lower bound when tokens_unknown)",
-    "prompt_tokens": "int — prompt tokens",
-    "completion_tokens": "int — completion tokens",
-    "cached_tokens": "int — prompt tokens served from the provider's prefix cache",
-    "tokens_estimated": "bool — token counts were estimated, not reported by the endpoint",
-    "tokens_unknown": "bool — some call's tokens are uncounted: the endpoint reported none, or"
-    " the call failed (a timed-out generation spent tokens nobody reported)",
-    "turns": "int — model turns",
-    "replies": "int — model replies (re-selections included; failed calls not)",
-    "replies_parsed": "int — replies that parsed as the arm's own call format",
-    "calls": "int — executed model-requested tool calls",
-    "necessary_calls": "int — calls whose suppression flips resolved → unresolved (0 if unresolved)",
-    "selection_correct": "int — decision points whose chosen tool matches the gold label",
-    "selection_attempted": "int — decision points scored against the gold labels (first 3)",
-    "abstained": "bool — ended by its own decision without changing the code (ask_user, or stop/submit with an empty patch)",
-    "cf_reruns": "int — counterfactual reruns made to score necessary_calls",
-    "cf_model_calls": "int — requests those reruns sent to the model",
-    "cf_model_calls_cached": "int — requests answered from the original run's record instead",
-    "cf_tool_executions": "int — tool calls those reruns really executed",
-    "cf_tool_memo_hits": "int — tool calls served by the execution memo instead",
-    "cf_cost_usd": "float — the reruns' model spend in $ (reported apart, never in the measures)",
-    "cf_tokens": "int — the reruns' tokens (reported apart, never in the measures)",
-    "duration_s": "float — wall-clock seconds for the item",
-}
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .row import Source
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    doc: str  # its type and meaning, as the notebook's reader needs them
+    read: Callable[[Source], Any]
+
+
+def _nan_if_none(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+# The row's columns, in order: what each holds and how it is read off its run's trajectory
+# (``row.Source``: the trajectory and what is derived from it once). ``row_of`` applies them.
+SPECS: tuple[Column, ...] = (
+    Column(
+        "instance_id",
+        "str — the benchmark instance",
+        lambda s: s.trajectory.instance_id,
+    ),
+    Column(
+        "arm",
+        'str — "policy" or "current"',
+        lambda s: s.spec.arm,
+    ),
+    Column(
+        "variant",
+        'str — "current", "policy", or "policy-no:<gate>" (the policy with one gate removed)',
+        lambda s: s.spec.variant,
+    ),
+    Column(
+        "gate",
+        "str or None — the ablated gate of a policy-no:<gate> variant, else None",
+        lambda s: s.spec.gate,
+    ),
+    Column(
+        "model",
+        "str — the model spec both arms ran with",
+        lambda s: s.trajectory.model,
+    ),
+    Column(
+        "seed",
+        "int — the run's RNG seed",
+        lambda s: s.meta.get("seed"),
+    ),
+    Column(
+        "dataset",
+        "str — where the instances came from",
+        lambda s: s.meta.get("dataset"),
+    ),
+    Column(
+        "tests_visible",
+        "bool — the FAIL_TO_PASS tests were visible to the agent",
+        lambda s: bool(s.meta.get("tests_visible")),
+    ),
+    Column(
+        "sandbox",
+        "str — the sandbox mode the tools ran under",
+        lambda s: s.meta.get("sandbox"),
+    ),
+    Column(
+        "status",
+        'str — "ok"; "error": a harness fault or a model error; "infra_error": grading'
+        " could not run here (not measured, and its instance is left out of every arm)",
+        lambda s: s.status,
+    ),
+    Column(
+        "error",
+        "str or None — why the item was not measured"
+        ' ("harness fault: ...", "model error: ...", "infra error: ...")',
+        lambda s: s.error,
+    ),
+    Column(
+        "resolved",
+        "bool — the graded FAIL_TO_PASS and PASS_TO_PASS tests pass",
+        lambda s: bool(s.grade.get("resolved")),
+    ),
+    Column(
+        "outcome",
+        "str — how the loop ended: stop, ask_user, budget_exhausted, model_error",
+        lambda s: s.trajectory.outcome.outcome,
+    ),
+    Column(
+        "underspecified",
+        "bool — the instance is genuinely under-specified (gold label)",
+        lambda s: bool(s.meta.get("underspecified")),
+    ),
+    Column(
+        "cost_usd",
+        "float — model spend in $; NaN when unknown (an unpriced model, a failed call)",
+        lambda s: _nan_if_none(s.trajectory.cost_usd),
+    ),
+    Column(
+        "tokens",
+        "int — prompt + completion tokens (a lower bound when tokens_unknown)",
+        lambda s: s.trajectory.tokens,
+    ),
+    Column(
+        "prompt_tokens",
+        "int — prompt tokens",
+        lambda s: sum(u["prompt_tokens"] for u in s.usage),
+    ),
+    Column(
+        "completion_tokens",
+        "int — completion tokens",
+        lambda s: sum(u["completion_tokens"] for u in s.usage),
+    ),
+    Column(
+        "cached_tokens",
+        "int — prompt tokens served from the provider's prefix cache",
+        lambda s: sum(u.get("cached_prompt_tokens", 0) for u in s.usage),
+    ),
+    Column(
+        "tokens_estimated",
+        "bool — token counts were estimated, not reported by the endpoint",
+        lambda s: any(u.get("estimated") for u in s.usage),
+    ),
+    Column(
+        "tokens_unknown",
+        "bool — some call's tokens are uncounted: the endpoint reported none, or"
+        " the call failed (a timed-out generation spent tokens nobody reported)",
+        lambda s: any(u.get("missing") for u in s.usage),
+    ),
+    Column(
+        "turns",
+        "int — model turns",
+        lambda s: len(s.trajectory.turns),
+    ),
+    Column(
+        "replies",
+        "int — model replies (re-selections included; failed calls not)",
+        lambda s: s.replies,
+    ),
+    Column(
+        "replies_parsed",
+        "int — replies that parsed as the arm's own call format",
+        lambda s: s.replies_parsed,
+    ),
+    Column(
+        "calls",
+        "int — executed model-requested tool calls",
+        lambda s: s.calls,
+    ),
+    Column(
+        "necessary_calls",
+        "int — calls whose suppression flips resolved → unresolved (0 if unresolved)",
+        lambda s: int(s.cf.get("necessary", 0)),
+    ),
+    Column(
+        "selection_correct",
+        "int — decision points whose chosen tool matches the gold label",
+        lambda s: s.selection_correct,
+    ),
+    Column(
+        "selection_attempted",
+        "int — decision points scored against the gold labels (first 3)",
+        lambda s: s.selection_attempted,
+    ),
+    Column(
+        "abstained",
+        "bool — ended by its own decision without changing the code (ask_user, or stop/submit with an empty patch)",
+        lambda s: s.abstained,
+    ),
+    Column(
+        "cf_reruns",
+        "int — counterfactual reruns made to score necessary_calls",
+        lambda s: int(s.cf.get("reruns", 0)),
+    ),
+    Column(
+        "cf_model_calls",
+        "int — requests those reruns sent to the model",
+        lambda s: int(s.cf.get("model_calls", 0)),
+    ),
+    Column(
+        "cf_model_calls_cached",
+        "int — requests answered from the original run's record instead",
+        lambda s: int(s.cf.get("model_served", 0)),
+    ),
+    Column(
+        "cf_tool_executions",
+        "int — tool calls those reruns really executed",
+        lambda s: int(s.cf.get("tool_executions", 0)),
+    ),
+    Column(
+        "cf_tool_memo_hits",
+        "int — tool calls served by the execution memo instead",
+        lambda s: int(s.cf.get("tool_calls", 0)) - int(s.cf.get("tool_executions", 0)),
+    ),
+    Column(
+        "cf_cost_usd",
+        "float — the reruns' model spend in $ (reported apart, never in the measures)",
+        lambda s: float(s.cf.get("cost_usd", 0.0)),
+    ),
+    Column(
+        "cf_tokens",
+        "int — the reruns' tokens (reported apart, never in the measures)",
+        lambda s: int(s.cf.get("tokens", 0)),
+    ),
+    Column(
+        "duration_s",
+        "float — wall-clock seconds for the item",
+        lambda s: s.duration_s,
+    ),
+)
+COLUMNS: dict[str, str] = {c.name: c.doc for c in SPECS}
 # Present only when they apply (a resumed session; a harness fault).
 OPTIONAL_COLUMNS: dict[str, str] = {
     "resumed": "bool — the row was kept from an earlier session by --toolpolicy-resume",

@@ -27,9 +27,9 @@ def moves(trajectory: Trajectory) -> list[frozenset[str]]:
             text = str(record.get("text", ""))
             if trajectory.arm == "policy":
                 parsed = parse_policy(text)
-                if parsed.kind == "call" and parsed.call is not None:
+                if parsed.kind == "call":
                     out.append(frozenset({parsed.call.tool}))
-                elif parsed.kind == "terminal" and parsed.outcome is not None:
+                elif parsed.kind == "terminal":
                     out.append(frozenset({parsed.outcome.outcome}))
                 else:
                     out.append(frozenset())

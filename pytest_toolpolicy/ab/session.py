@@ -226,6 +226,8 @@ class ABSession:
 
     def collect(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
+            if not isinstance(value, str):  # ours are JSON text; pytest types them as object
+                continue
             if name == ROW_PROPERTY:
                 shipped = json.loads(value)
                 row = shipped["row"]

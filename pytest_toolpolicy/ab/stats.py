@@ -6,9 +6,9 @@ Both tests are exact or seeded, so a report regenerated from the same results is
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -28,7 +28,7 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 
 def paired_bootstrap(
-    x: Sequence[float], y: Sequence[float], n: int = 2000, seed: int = 0
+    x: npt.ArrayLike, y: npt.ArrayLike, n: int = 2000, seed: int = 0
 ) -> tuple[float, float]:
     """95% percentile interval of mean(x − y), resampling instances (pairs) with replacement.
 

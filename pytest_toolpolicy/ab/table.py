@@ -18,7 +18,7 @@ from .. import jsonsafe
 from ..paths import write_atomic
 from .ablation import ablate, no_change_flags
 from .decision import decide, no_decision_reason
-from .measures import MEASURES, SHARED, measures
+from .measures import MEASURES, SHARED, measures, row_of
 from .paired import paired, unpaired_reason
 from .render import render_html, render_markdown, render_text
 from .results import conform, escape_strings
@@ -43,7 +43,7 @@ def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> d
     if ref not in m.index:
         reason = no_decision_reason(list(m.index)) or f"no verdict: the {ref} arm was not run"
         return {**out, "verdict": reason}
-    row, base = m.loc[variant], m.loc[ref]
+    row, base = row_of(m, variant), row_of(m, ref)
     if (m.loc[[variant, ref], "sample"] != SHARED).any():
         # Measures of different instances (or of none): a delta would compare unlike samples
         # and the rules would only report unknowns, so the row says why instead.
@@ -143,7 +143,7 @@ def write_report(results: pd.DataFrame, meta: dict[str, Any], directory: Path) -
     table = decision_table(stored, meta)
     # pandas keeps attrs in the parquet metadata, so the notebook renders the same header.
     stored.attrs["toolpolicy_meta"] = meta
-    writers: dict[str, Callable[[Path], None]] = {
+    writers: dict[str, Callable[[Path], object]] = {
         "decision.md": lambda p: p.write_text(render_markdown(table, meta), encoding="utf-8"),
         "decision.csv": lambda p: table.to_csv(p),
         "decision.html": lambda p: p.write_text(render_html(table, meta), encoding="utf-8"),

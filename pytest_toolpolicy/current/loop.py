@@ -13,7 +13,7 @@ from typing import Any
 
 from ..models.base import Model, ModelError, ModelRequest
 from ..models.budget import Budget
-from ..primitives.envelope import Envelope
+from ..primitives.envelope import Dispatch, Envelope
 from ..primitives.toolbox import Toolbox
 from ..types import Observation, Outcome, Task, ToolCall, Trajectory, Turn
 from .prompt import (
@@ -41,7 +41,7 @@ class CurrentLoop:
         max_turns: int = 30,
         max_cost_usd: float | None = None,
         variant: str = "current",
-        dispatch: Callable[[str, dict[str, Any]], Envelope] | None = None,
+        dispatch: Dispatch | None = None,
         suppress: Callable[[ToolCall], bool] | None = None,
     ) -> None:
         """``dispatch`` runs a tool (default: the four baseline tools over ``toolbox``; the A/B

@@ -3,6 +3,8 @@ format and its parser, and the user messages that carry tool results back.
 
 A reply is one JSON object ``{"tool": NAME, "args": {...}}`` or a JSON list of them, optionally
 inside one code fence. The history grows: ``[system, issue, reply 1, results 1, reply 2, ...]``.
+The issue message, the result blocks and the format-error message are written in the shown-state
+format of ``shown.py``, which ``sim`` reads them back with.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from .. import shown
 from ..primitives.envelope import Envelope
 from ..primitives.volatile import mask_volatile
 from ..types import ToolCall
@@ -103,13 +106,13 @@ def system_message() -> dict[str, str]:
 
 
 def issue_message(issue_text: str) -> dict[str, str]:
-    return {"role": "user", "content": f"<issue>\n{issue_text.strip()}\n</issue>"}
+    return {"role": "user", "content": shown.issue_text(issue_text)}
 
 
 def format_error_message(reason: str) -> dict[str, str]:
     return {
         "role": "user",
-        "content": f"Format error: {reason}\nReply with one JSON object "
+        "content": f"{shown.format_error_line(reason)}\nReply with one JSON object "
         '{"tool": NAME, "args": {...}} or a JSON list of such objects, and nothing else.',
     }
 
@@ -140,18 +143,17 @@ def parse_reply(text: str) -> tuple[list[ToolCall], str | None]:
 def results_message(results: list[tuple[ToolCall, Envelope]]) -> dict[str, str]:
     blocks = [render_result(i, call, env) for i, (call, env) in enumerate(results, 1)]
     # Empty only when a counterfactual rerun removed every call of the reply.
-    return {"role": "user", "content": "\n\n".join(blocks) or "(no results)"}
+    return {"role": "user", "content": shown.results_text(blocks)}
 
 
 def render_result(position: int, call: ToolCall, envelope: Envelope) -> str:
-    head = f"[{position}] {call.tool} {target_of(call)}".rstrip()
     data = envelope.get("data") if isinstance(envelope.get("data"), dict) else {}
-    lines = [head]
+    lines = [shown.result_head(position, call.tool, target_of(call))]
     if not envelope["ok"]:
-        lines.append(f"error: {envelope['error']}")
+        lines.append(shown.error_line(envelope["error"]))
     if call.tool == "bash" and data:
         output = mask_volatile(data["output"]) or "(no output)"
-        lines += [f"exit_code: {data['exit_code']}", "output:", output]
+        lines += [shown.exit_code_line(data["exit_code"]), shown.OUTPUT, output]
     elif envelope["ok"] and call.tool == "read_file":
         lines += [f"lines {data['start']}-{data['end']} of {data['total_lines']}:", data["content"]]
     elif envelope["ok"] and call.tool == "write_file":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -46,7 +47,7 @@ def call_tool(toolbox: Toolbox, tool: str, args: dict[str, Any]) -> Envelope:
     for name, value in args.items():
         if isinstance(value, str) and not is_text(value):
             return fail(f"invalid args for {tool}: {name} is not valid text (a lone surrogate)")
-    function = bash if tool == "bash" else _FILE_TOOLS[tool]
+    function: Callable[..., Envelope] = bash if tool == "bash" else _FILE_TOOLS[tool]
     first = toolbox if tool == "bash" else toolbox.root
     try:  # bound apart from the call, so a TypeError raised inside a tool is not "bad args"
         bound = inspect.signature(function).bind(first, **args)
@@ -244,4 +245,8 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-_FILE_TOOLS = {"read_file": read_file, "write_file": write_file, "edit_file": edit_file}
+_FILE_TOOLS: dict[str, Callable[..., Envelope]] = {
+    "read_file": read_file,
+    "write_file": write_file,
+    "edit_file": edit_file,
+}

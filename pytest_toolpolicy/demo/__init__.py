@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..primitives import Toolbox, Workspace
+from ..primitives import Envelope, Toolbox, Workspace
 
 EXAMPLE = Path(__file__).parent / "memstore"
 
@@ -49,7 +49,7 @@ STEPS: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-def _brief(envelope: dict[str, Any]) -> str:
+def _brief(envelope: Envelope) -> str:
     if not envelope["ok"]:
         return f"ok=false error={envelope['error']!r}"
     data = envelope["data"]

@@ -29,11 +29,16 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from .. import jsonsafe
 from .base import Completion, Model, ModelError, ModelRequest
 from .cachefile import CacheEntry, CacheError, CacheFile
+from .tool_layer import tool_layer
+
+if TYPE_CHECKING:
+    from ..primitives.envelope import Dispatch
+    from ..primitives.workspace import Workspace
 
 __all__ = ["CacheEntry", "CacheError", "CacheMode", "CacheStats", "CachedModel", "request_key"]
 
@@ -95,6 +100,12 @@ class CachedModel:
         self._lock = threading.Lock()
         self._stats = CacheStats()
         self.file = None if mode == "off" else CacheFile(path, create=mode == "record")
+
+    def tool_layer(
+        self, dispatch: Dispatch, *, arm: str, item: str, workspace: Workspace | None
+    ) -> Dispatch:
+        """The wrapped model's tool layer: a wrapper changes requests, never the tools."""
+        return tool_layer(self._inner, dispatch, arm=arm, item=item, workspace=workspace)
 
     @property
     def stats(self) -> CacheStats:

@@ -187,7 +187,7 @@ class BoundedTransport(httpx2.HTTPTransport):
         pool = self._pool
         if not isinstance(getattr(pool, "_network_backend", None), httpcore2.NetworkBackend):
             raise RuntimeError(f"httpx2's pool {type(pool).__name__} has no network backend")
-        pool._network_backend = _DeadlineBackend(pool._network_backend)  # type: ignore[attr-defined]
+        pool._network_backend = _DeadlineBackend(pool._network_backend)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         bounds = _ACTIVE.get()
@@ -279,12 +279,16 @@ class BoundedHTTPClient(openai.DefaultHttpxClient):
     """The SDK's default HTTP client (its timeouts, pool limits, redirects, proxies from the
     environment) with ``BoundedTransport`` under every route, the proxied ones included."""
 
-    def _init_transport(
+    # httpx2's private transport hooks: overridden to pass their keyword arguments on as they
+    # come (whatever this httpx2 version names), so the signatures differ on purpose.
+    def _init_transport(  # type: ignore[override]
         self, transport: httpx2.BaseTransport | None = None, **kwargs: Any
     ) -> httpx2.BaseTransport:
         return transport if transport is not None else BoundedTransport(**kwargs)
 
-    def _init_proxy_transport(self, proxy: httpx2.Proxy, **kwargs: Any) -> httpx2.BaseTransport:
+    def _init_proxy_transport(  # type: ignore[override]
+        self, proxy: httpx2.Proxy, **kwargs: Any
+    ) -> httpx2.BaseTransport:
         return BoundedTransport(proxy=proxy, **kwargs)
 
     def __del__(self) -> None:

@@ -74,6 +74,8 @@ def _retries_taken(exc: Exception, max_retries: int) -> int:
     # The SDK numbers each attempt in this header; without it, a retryable failure that reached
     # us has used every retry.
     request = getattr(exc, "request", None)
+    if request is None:
+        return max_retries
     try:
         return int(request.headers["x-stainless-retry-count"])
     except (AttributeError, KeyError, TypeError, ValueError):

@@ -25,7 +25,7 @@ import os
 import re
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 import openai
@@ -36,6 +36,9 @@ from .http_bounds import BoundedHTTPClient, BoundedOpenAI, bounded_call
 from .openai_errors import MalformedResponse, describe_failure, scrub
 from .prices import PriceTable
 from .usage import usage_from
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +74,7 @@ class OpenAIModel:
         self.timeout = timeout
         self.max_retries = max_retries
         self.prices = prices
-        self._limits = (
+        self._limits: tuple[str, ...] = (
             _LIMIT_NAMES[:1]
             if urlsplit(self.base_url).hostname == "api.openai.com"
             else _LIMIT_NAMES
@@ -178,9 +181,11 @@ class OpenAIModel:
     def _send(self, client: openai.OpenAI, request: ModelRequest, limits: tuple[str, ...]) -> Any:
         params = request.params()
         limit = params.pop("max_completion_tokens")
+        # The SDK types each message by its role; ours are plain {"role", "content"} dicts.
+        messages = cast("list[ChatCompletionMessageParam]", [dict(m) for m in request.messages])
         return client.chat.completions.create(
             model=self.model,
-            messages=[dict(message) for message in request.messages],
+            messages=messages,
             **params,
             **dict.fromkeys(limits, limit),
         )

@@ -174,7 +174,7 @@ def _entry(name: str, fields: object, origin: str) -> Price:
                 f" ($ per million tokens), not {value!r}"
             )
         rates[key] = float(value)
-    return Price(**rates, **notes, origin=origin)
+    return Price(rates["input"], rates["cached_input"], rates["output"], **notes, origin=origin)
 
 
 def _warn_once(kind: str, model: str, message: str) -> None:

@@ -11,9 +11,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base import Completion, Model, ModelRequest
+from .tool_layer import tool_layer
+
+if TYPE_CHECKING:
+    from ..primitives.envelope import Dispatch
+    from ..primitives.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,12 @@ class OptionedModel:
 
     def complete(self, request: ModelRequest) -> Completion:
         return self.inner.complete(self.options.apply(request))
+
+    def tool_layer(
+        self, dispatch: Dispatch, *, arm: str, item: str, workspace: Workspace | None
+    ) -> Dispatch:
+        """The wrapped model's tool layer: a wrapper changes requests, never the tools."""
+        return tool_layer(self.inner, dispatch, arm=arm, item=item, workspace=workspace)
 
 
 def with_options(model: Model, options: RequestOptions) -> Model:

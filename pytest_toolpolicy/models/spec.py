@@ -133,6 +133,7 @@ def build_model(
 
         # The recording answers: no client, no server, no key. (Both name themselves
         # ``<kind>:<arg>``, the model id their recordings are keyed by.)
+        assert cache_path is not None  # checked above: every mode but off has a path
         return CachedModel(None, cache_path, "replay", name=f"{spec.kind}:{spec.arg}")
     else:
         model = _backend(spec, base_url, api_key_env, prices, timeout, max_retries)
@@ -140,6 +141,7 @@ def build_model(
         return model
     from .cache import CachedModel, CacheMode
 
+    assert cache_path is not None  # checked above: every mode but off has a path
     return CachedModel(model, cache_path, cast(CacheMode, cache_mode))
 
 

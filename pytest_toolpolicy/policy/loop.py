@@ -16,7 +16,7 @@ from typing import Any
 
 from ..models.base import Completion, Model, ModelError
 from ..models.budget import Budget
-from ..primitives.envelope import Envelope
+from ..primitives.envelope import Dispatch
 from ..primitives.toolbox import Toolbox
 from ..types import Observation, Outcome, Rejection, Task, ToolCall, Trajectory, Turn
 from .config import PolicyConfig
@@ -51,7 +51,7 @@ class PolicyLoop:
         *,
         embedder: Any = None,
         variant: str = "policy",
-        dispatch: Callable[[str, dict[str, Any]], Envelope] | None = None,
+        dispatch: Dispatch | None = None,
         suppress: Callable[[ToolCall], bool] | None = None,
     ) -> None:
         """``dispatch`` runs a tool (default ``toolbox.call``; the A/B puts its memo here);
@@ -121,17 +121,20 @@ class PolicyLoop:
             rejection = validate(parsed.call, state.ledger, self.toolbox.index, config)
             if rejection is not None:
                 rejections.append(rejection)
-                parsed, second, outcome = self._reselect(task, state, index, rejection, extra)
+                reselected = self._reselect(task, state, index, rejection, extra)
                 turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
-                if outcome is not None:  # the re-selection itself failed: model_error
-                    return _turn(turn, observations), outcome, []
-                if second is not None:  # a second rejection consumes the turn
-                    rejections.append(second)
-                    observation = rejection_observation(second)
-                    state.ledger = state.ledger.append(observation)
-                    observations.append(observation)
-                    turn.update(request=parsed.call, rejections=tuple(rejections))
-                    return _turn(turn, observations), self._budget_outcome(state), []
+                if isinstance(reselected, Outcome):  # the re-selection itself failed
+                    return _turn(turn, observations), reselected, []
+                parsed = reselected
+                if parsed.kind == "call":
+                    second = validate(parsed.call, state.ledger, self.toolbox.index, config)
+                    if second is not None:  # a second rejection consumes the turn
+                        rejections.append(second)
+                        observation = rejection_observation(second)
+                        state.ledger = state.ledger.append(observation)
+                        observations.append(observation)
+                        turn.update(request=parsed.call, rejections=tuple(rejections))
+                        return _turn(turn, observations), self._budget_outcome(state), []
         turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
         if parsed.kind == "noop":
             state.noops += 1
@@ -189,20 +192,17 @@ class PolicyLoop:
         index: int,
         rejection: Rejection,
         extra: list[dict[str, Any]],
-    ) -> tuple[Parsed, Rejection | None, Outcome | None]:
+    ) -> Parsed | Outcome:
         """One re-selection on the same turn (spec §3.2), shown the rejection. Returns the new
-        parse, its own rejection if any, and a model_error outcome if the model failed."""
+        parse (the caller validates a call), or a model_error outcome if the model failed."""
         shown = rejection_observation(rejection)
         messages, completion, failure = self._select(task, state, index, latest=shown)
         if completion is None:
             assert failure is not None
             extra.append({**failure.record(), "prompt": messages})
-            return Parsed("noop", reason=str(failure)), None, _model_error(failure)
+            return _model_error(failure)
         extra.append({**completion.record(), "prompt": messages})
-        parsed = self._parse(completion.text)
-        if parsed.kind != "call":
-            return parsed, None, None
-        return parsed, validate(parsed.call, state.ledger, self.toolbox.index, self.config), None
+        return self._parse(completion.text)
 
     def _parse(self, text: str) -> Parsed:
         return parse_reply(
@@ -276,7 +276,7 @@ def execute_call(
     ledger: Ledger,
     call: ToolCall,
     config: PolicyConfig,
-    dispatch: Callable[[str, dict[str, Any]], Envelope] | None = None,
+    dispatch: Dispatch | None = None,
 ) -> tuple[Ledger, list[Observation], str | None]:
     """Run one validated call, pass its capture through the trust gate, and fire the post-edit
     lint trigger when it committed an edit. Returns the ledger, the new observations, and the
@@ -286,8 +286,8 @@ def execute_call(
     observation = observe(call, envelope, verdict.observation, verdict.trusted, verdict.caveat)
     ledger = ledger.append(observation)
     data = envelope.get("data")
-    committed = call.tool == "edit_entity" and envelope.get("ok") and isinstance(data, dict)
-    if not (committed and data.get("committed")):
+    committed = call.tool == "edit_entity" and envelope.get("ok")
+    if not committed or not isinstance(data, dict) or not data.get("committed"):
         return ledger, [observation], None
     ledger, fired = lint_trigger(call.args["selector"], data["file"], toolbox.root, ledger, config)
     return ledger, [observation, *fired], str(data.get("diff", ""))

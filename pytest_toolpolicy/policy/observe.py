@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
+from ..primitives.envelope import Envelope
 from ..types import Observation, ToolCall
 
 _TARGET_ARG = {
@@ -24,7 +26,7 @@ def target_of(call: ToolCall) -> str:
     return "code" if call.tool == "execute" else json.dumps(call.args)[:80]
 
 
-def summary(tool: str, envelope: dict[str, Any]) -> Any:
+def summary(tool: str, envelope: Envelope) -> Any:
     """The ``result`` of the one-line ledger form: short, and from the capture only."""
     if not isinstance(envelope, dict) or not envelope.get("ok"):
         error = envelope.get("error") if isinstance(envelope, dict) else None
@@ -46,7 +48,7 @@ def summary(tool: str, envelope: dict[str, Any]) -> Any:
     return "ok"
 
 
-def cites(tool: str, envelope: dict[str, Any]) -> tuple[str, ...]:
+def cites(tool: str, envelope: Envelope) -> tuple[str, ...]:
     """Selectors a successful read or search is evidence for (spec §3.2, the evidence gate)."""
     if not isinstance(envelope, dict) or not envelope.get("ok"):
         return ()
@@ -66,9 +68,11 @@ def texts_of(observation: Observation) -> list[str]:
     searches: those name the very entity just read or found, and would re-search it every turn."""
     data = observation.data if isinstance(observation.data, dict) else {}
     if data.get("trust") == "unverified":  # the capture sits under "data" with a caveat
-        data = data.get("data") if isinstance(data.get("data"), dict) else {}
+        captured = data.get("data")
+        data = captured if isinstance(captured, dict) else {}
     texts = [data["error"]] if isinstance(data.get("error"), str) else []
-    inner = data.get("data") if isinstance(data.get("data"), dict) else {}
+    payload = data.get("data")
+    inner = payload if isinstance(payload, dict) else {}
     texts += [
         inner[key] for key in ("output", "stdout", "stderr") if isinstance(inner.get(key), str)
     ]
@@ -77,8 +81,8 @@ def texts_of(observation: Observation) -> list[str]:
 
 def observe(
     call: ToolCall,
-    envelope: dict[str, Any],
-    observation: dict[str, Any],
+    envelope: Envelope,
+    observation: Mapping[str, Any],
     trusted: bool,
     caveat: str | None,
 ) -> Observation:

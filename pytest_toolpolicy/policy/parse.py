@@ -20,24 +20,29 @@ call (it never halts a turn whose first call is a tool). Calls after a terminal 
 ``deferred`` too, so the loop can record them. With affordances off the reserved names are
 ordinary calls, which validation rejects as unknown tools.
 
-``parse_reply`` is total: it never raises, whatever the text.
+``parse_reply`` is total: it never raises, whatever the text. Its result, ``Parsed``, is a tagged
+union on ``kind``: ``ParsedCall`` (``call``, ``deferred``), ``ParsedTerminal`` (``outcome``,
+``deferred``) or ``ParsedNoop`` (``reason``); each variant holds only its own fields.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
 
-from ..types import Outcome, ToolCall
+from ..types import Outcome, TerminalOutcome, ToolCall
 from .registry import RESERVED
 
 _FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```\Z", re.DOTALL)
 _DECODER = json.JSONDecoder()
 _FIELDS = ("tool", "args")
-# The argument each terminal outcome carries (spec §3.3).
-_TERMINAL_ARG = {"ask_user": "question", "stop": "reason"}
+# Each terminal outcome, by its reserved tool name, and the argument it carries (spec §3.3).
+_TERMINAL: dict[str, tuple[TerminalOutcome, str]] = {
+    "ask_user": ("ask_user", "question"),
+    "stop": ("stop", "reason"),
+}
 # The reply shape above as a JSON schema, for servers that constrain their output to one
 # (structured output on): the shape only, not which tool or arguments, so validation still
 # has every call to judge.
@@ -50,12 +55,32 @@ REPLY_SCHEMA: dict[str, Any] = {
 
 
 @dataclass(frozen=True)
-class Parsed:
-    kind: Literal["call", "terminal", "noop"]
-    call: ToolCall | None = None
+class ParsedCall:
+    """A reply whose first call is a tool call; ``deferred``: the calls after it, in order."""
+
+    kind: Literal["call"] = field(default="call", init=False)
+    call: ToolCall
     deferred: tuple[ToolCall, ...] = ()
-    outcome: Outcome | None = None
-    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ParsedTerminal:
+    """A reply whose first call is ``ask_user``/``stop`` (affordances on), as its outcome."""
+
+    kind: Literal["terminal"] = field(default="terminal", init=False)
+    outcome: Outcome
+    deferred: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class ParsedNoop:
+    """A reply that is no call at all: a no-op turn, and why."""
+
+    kind: Literal["noop"] = field(default="noop", init=False)
+    reason: str
+
+
+Parsed: TypeAlias = ParsedCall | ParsedTerminal | ParsedNoop
 
 
 class _NoOp(Exception):
@@ -70,20 +95,20 @@ def parse_reply(text: str, *, serialize: bool = True, affordances: bool = True) 
         items = _values(text)
         calls = [_call(item, i, len(items)) for i, item in enumerate(items)]
     except _NoOp as exc:
-        return Parsed("noop", reason=str(exc))
+        return ParsedNoop(str(exc))
     except RecursionError:  # pathologically nested JSON
-        return Parsed("noop", reason="reply is not JSON: nested too deeply")
+        return ParsedNoop("reply is not JSON: nested too deeply")
     first, rest = calls[0], tuple(calls[1:])
     if affordances and first.tool in RESERVED:
-        return Parsed("terminal", outcome=terminal(first), deferred=rest)
-    return Parsed("call", call=first, deferred=rest)
+        return ParsedTerminal(terminal(first), rest)
+    return ParsedCall(first, rest)
 
 
 def terminal(call: ToolCall) -> Outcome:
     """``{"outcome": "ask_user", "question": ...}`` / ``{"outcome": "stop", "reason": ...}``."""
-    key = _TERMINAL_ARG[call.tool]
+    outcome, key = _TERMINAL[call.tool]
     value = call.args.get(key)
-    return Outcome(call.tool, {key: value if isinstance(value, str) else ""})
+    return Outcome(outcome, {key: value if isinstance(value, str) else ""})
 
 
 def _values(text: object) -> list[Any]:

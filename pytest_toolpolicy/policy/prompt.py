@@ -15,14 +15,17 @@ a marker saying how much was cut. A ledger line over its cap loses the middle of
 the result is what the line is for (a real repository's test ids make targets of hundreds of
 characters, which a plain cut would leave with no exit code in sight). Without ``noop.affordances`` (``affordances=False``) the
 reserved lines and every mention of ``ask_user`` / ``stop`` are left out.
+
+The user message's layout, its headings and markers are the shown-state format of ``shown.py``,
+which ``sim`` reads the prompt back with.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
+from .. import shown
 from ..primitives.volatile import without_volatile
 from ..types import Observation
 from .config import PolicyConfig
@@ -75,24 +78,10 @@ def build_prompt(
     if affordances:
         tools += [RESERVED_LINES[name] for name in RESERVED]
     window = ledger.entries[-config.ledger_window :]
-    shown = f"last {len(window)} of {len(ledger.entries)} entries"
-    lines = [ledger_line(entry, MAX_LINE_CHARS) for entry in window] or ["(empty)"]
+    lines = [ledger_line(entry, MAX_LINE_CHARS) for entry in window]
     observation = latest if latest is not None else ledger.latest
-    user = "\n".join(
-        [
-            "## Candidate tools",
-            *tools,
-            "",
-            "## Current state",
-            f"### Ledger ({shown})",
-            *lines,
-            "",
-            "### Latest observation",
-            verbatim(observation),
-            "",
-            "## Issue",
-            issue_text,
-        ]
+    user = shown.policy_user(
+        tools, lines, len(window), len(ledger.entries), verbatim(observation), issue_text
     )
     return [
         {"role": "system", "content": preamble(affordances)},
@@ -103,7 +92,7 @@ def build_prompt(
 def verbatim(observation: Observation | None) -> str:
     """The observation's full captured record as JSON, capped at ``MAX_VERBATIM_CHARS``."""
     if observation is None:
-        return "(none)"
+        return shown.observation_text(None, MAX_VERBATIM_CHARS)
     record: dict[str, Any] = {
         "kind": observation.kind,
         "target": observation.target,
@@ -114,8 +103,7 @@ def verbatim(observation: Observation | None) -> str:
             observation.data if observation.data is not None else observation.result
         ),
     }
-    text = json.dumps(record, ensure_ascii=False, default=str)
-    return _cap(text, MAX_VERBATIM_CHARS)
+    return shown.observation_text(record, MAX_VERBATIM_CHARS)
 
 
 def ledger_line(entry: Observation, limit: int) -> str:
@@ -128,10 +116,4 @@ def ledger_line(entry: Observation, limit: int) -> str:
         head, tail = keep - keep // 3, keep // 3
         short = entry.target[:head] + "…" + entry.target[len(entry.target) - tail :]
         line = dataclasses.replace(entry, target=short).line()
-    return _cap(line, limit)
-
-
-def _cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… [truncated: {limit} of {len(text)} chars shown]"
+    return shown.cap(line, limit)

@@ -13,8 +13,9 @@ fallback actually fires), so the default path never touches a model.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -40,7 +41,7 @@ class Candidates:
 
     tools: tuple[str, ...]
     truncated: bool = False
-    scores: dict[str, int | float] = field(default_factory=dict)
+    scores: Mapping[str, int | float] = field(default_factory=dict)
     fallback: str | None = None
 
 
@@ -77,7 +78,7 @@ def _embed_fallback(
     try:
         if source is None:
             raise EmbedderUnavailable("no embedder given")
-        embedder = source if hasattr(source, "embed") else source()  # type: ignore[operator]
+        embedder = _loaded(source)
         tools = _tool_vectors(embedder)
         cosine = tools @ embedder.embed([query.strip()])[0]
     except EmbedderUnavailable as exc:
@@ -88,6 +89,13 @@ def _embed_fallback(
     ranked = sorted(range(len(TOOL_NAMES)), key=lambda i: (-rounded[TOOL_NAMES[i]], i))
     top = tuple(TOOL_NAMES[i] for i in ranked[:EMBED_TOP])
     return Candidates(tools=top, scores=dict(rounded), fallback="embed")
+
+
+def _loaded(source: EmbedderSource) -> TextEmbedder:
+    """The embedder given, or the one its zero-argument loader returns (called only now)."""
+    if hasattr(source, "embed"):  # duck-typed: anything with ``embed`` is the embedder itself
+        return cast(TextEmbedder, source)
+    return source()
 
 
 def tool_text(name: str) -> str:

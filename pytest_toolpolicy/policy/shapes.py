@@ -94,11 +94,20 @@ def mismatch(value: Any, shape: Shape | str | list[Any], where: str) -> str | No
     return None
 
 
+_KINDS: dict[str, type | tuple[type, ...]] = {
+    "str": str,
+    "int": int,
+    "num": (int, float),
+    "bool": bool,
+    "list": list,
+    "dict": dict,
+}
+
+
 def is_kind(kind: str, value: Any) -> bool:
     if kind in ("int", "num") and isinstance(value, bool):
         return False
-    types = {"str": str, "int": int, "num": (int, float), "bool": bool, "list": list, "dict": dict}
-    return isinstance(value, types[kind])
+    return isinstance(value, _KINDS[kind])
 
 
 def show(value: Any) -> str:

@@ -23,17 +23,17 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from ..primitives.codeindex import read_text
+from ..primitives.envelope import Dispatch, Envelope
 from ..primitives.lint import lint_text
 from ..types import Observation
 from .config import PolicyConfig
 from .ledger import Ledger
 
-Run = Callable[[str, dict[str, Any]], dict[str, Any]]
+Run = Dispatch
 Fired = tuple[Ledger, list[Observation]]
 
 # Exact (spec §3.1). It also matches file names such as ``setup.py`` or ``test_x.py``; the spec's
@@ -75,7 +75,7 @@ def symbol_trigger(texts: Iterable[str], ledger: Ledger, run: Run, config: Polic
     return ledger, observations
 
 
-def _symbol_observation(token: str, envelope: dict[str, Any]) -> Observation:
+def _symbol_observation(token: str, envelope: Envelope) -> Observation:
     data = envelope.get("data") if envelope.get("ok") else None
     raw = data.get("matches") if isinstance(data, dict) else None
     matches = [m for m in raw or [] if isinstance(m, dict)]

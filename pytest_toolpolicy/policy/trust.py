@@ -27,23 +27,34 @@ Checks, each behind its gate, in spec order:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from ..types import ToolCall
 from .config import PolicyConfig
 from .shapes import SHAPES, is_kind, mismatch, show
 
 
+class Unverified(TypedDict):
+    """The wrapper a result that failed a check becomes: the capture kept, with the caveat."""
+
+    ok: Literal[True]
+    trust: Literal["unverified"]
+    caveat: str
+    data: Mapping[str, Any]  # the envelope as captured
+
+
 @dataclass(frozen=True)
 class Verdict:
     trusted: bool
     caveat: str | None
-    observation: dict[str, Any]  # the envelope verbatim, or the unverified wrapper
+    observation: Mapping[str, Any]  # the envelope verbatim, or the ``Unverified`` wrapper
 
 
-def trust_gate(call: ToolCall, envelope: dict[str, Any], config: PolicyConfig) -> Verdict:
+def trust_gate(call: ToolCall, envelope: Mapping[str, Any], config: PolicyConfig) -> Verdict:
+    """``envelope`` is what the dispatch returned: an ``Envelope`` by its type, but checked as
+    any mapping, since checking its shape is this gate's job (a tool wrapper may have bent it)."""
     failed = [
         f"{name}: {why}"
         for gate, name, check in _CHECKS
@@ -52,7 +63,7 @@ def trust_gate(call: ToolCall, envelope: dict[str, Any], config: PolicyConfig) -
     if not failed:
         return Verdict(trusted=True, caveat=None, observation=envelope)
     caveat = "; ".join(failed)
-    wrapped = {"ok": True, "trust": "unverified", "caveat": caveat, "data": envelope}
+    wrapped: Unverified = {"ok": True, "trust": "unverified", "caveat": caveat, "data": envelope}
     return Verdict(trusted=False, caveat=caveat, observation=wrapped)
 
 

@@ -88,14 +88,13 @@ class Pump:
         self.stderr = CappedBuffer(cap, tail)
         self._stdin = memoryview(stdin or b"")
         self._sel = selectors.DefaultSelector()
+        self._pipes: dict[int, IO[bytes]] = {}  # the registered pipes, by file descriptor
         self._exited_at: float | None = None
         for pipe, buf in ((proc.stdout, self.stdout), (proc.stderr, self.stderr)):
             if pipe is not None:
-                os.set_blocking(pipe.fileno(), False)
-                self._sel.register(pipe, selectors.EVENT_READ, buf)
+                self._register(pipe, selectors.EVENT_READ, buf)
         if proc.stdin is not None:
-            os.set_blocking(proc.stdin.fileno(), False)
-            self._sel.register(proc.stdin, selectors.EVENT_WRITE, None)
+            self._register(proc.stdin, selectors.EVENT_WRITE, None)
 
     def run(self, deadline: float, tick: Tick | None = None) -> Outcome:
         """Pump until every output pipe is at EOF and the main process has exited ("eof"), or
@@ -113,9 +112,9 @@ class Pump:
                     return "exited"
             for key, _ in self._sel.select(min(deadline - now, _POLL_S)):
                 if key.data is None:
-                    self._write(key.fileobj)
+                    self._write(self._pipes[key.fd])
                 else:
-                    self._read(key.fileobj, key.data)
+                    self._read(self._pipes[key.fd], key.data)
         return self._await_exit(deadline, tick)
 
     def _await_exit(self, deadline: float, tick: Tick | None) -> Outcome:
@@ -145,7 +144,7 @@ class Pump:
 
     def close(self) -> None:
         for key in list(self._sel.get_map().values()):
-            self._unregister(key.fileobj)
+            self._unregister(self._pipes[key.fd])
         self._sel.close()
 
     def _reading(self) -> bool:
@@ -172,8 +171,13 @@ class Pump:
         if not self._stdin:
             self._unregister(pipe)
 
+    def _register(self, pipe: IO[bytes], events: int, buf: CappedBuffer | None) -> None:
+        os.set_blocking(pipe.fileno(), False)
+        self._sel.register(pipe, events, buf)
+        self._pipes[pipe.fileno()] = pipe
+
     def _unregister(self, pipe: IO[bytes]) -> None:
-        self._sel.unregister(pipe)
+        self._pipes.pop(self._sel.unregister(pipe).fd, None)
         pipe.close()
 
 

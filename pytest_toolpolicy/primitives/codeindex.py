@@ -104,7 +104,9 @@ def _docstring(body: list[ast.stmt]) -> str:
     return ""
 
 
-def _signature(node: ast.AST, lines: list[str]) -> str:
+def _signature(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]
+) -> str:
     start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     first = node.body[0]
     if first.lineno == node.lineno:  # one-liner: `def f(): return 1`

@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 import errno
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias, TypedDict
 
-Envelope = dict[str, Any]
+
+class Envelope(TypedDict):
+    """What every tool call returns (``Toolbox.call``, the baseline's ``call_tool``, a loop's
+    dispatch). A plain dict at run time, so it is stored and replayed as JSON unchanged.
+
+    The trust gate still checks a captured envelope's shape (spec §6.2): a wrapper between the
+    tools and the loop (the simulator's flaky tool) may have bent it.
+    """
+
+    ok: bool
+    error: str | None  # None when ``ok``; else why the call failed
+    data: Any  # the tool's payload (its declared shape: ``policy.shapes.SHAPES``), or None
+
+
+# A loop's tool caller: ``(tool, args) -> Envelope`` (``Toolbox.call``, the execution memo...).
+Dispatch: TypeAlias = Callable[[str, dict[str, Any]], Envelope]
 
 
 def ok(data: Any) -> Envelope:

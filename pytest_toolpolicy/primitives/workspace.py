@@ -101,7 +101,7 @@ class Workspace:
             except OSError:
                 out.append(())
                 continue
-            sig = (st.st_mode, st.st_ino, st.st_dev)
+            sig: tuple[int, ...] = (st.st_mode, st.st_ino, st.st_dev)
             if not stat.S_ISDIR(st.st_mode):
                 sig += (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
             out.append(sig)
@@ -245,11 +245,6 @@ class Workspace:
         """Paths that differ between two trees (or commits) of this repository."""
         out = self._git("diff", "--name-only", "-z", "--no-renames", tree_a, tree_b)
         return [path for path in out.split("\0") if path]
-
-    def contains(self, path: str | os.PathLike[str]) -> bool:
-        """Whether ``path`` (relative to the root, or absolute) resolves inside the workspace."""
-        target = (self.root / path).resolve()
-        return target == self.root or self.root in target.parents
 
 
 def _special(path: Path) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pytest_toolpolicy.ab.fault_rates import measure
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.models.sim.profile import default_profile
@@ -16,8 +18,10 @@ INSTANCES = load_instances("bundled").instances
 SEEDS = range(10)
 MIN_CHANCES = 100
 
-# About 2 minutes on one core: 500 fresh workspaces and the distinct sandboxed test runs (the
-# rest are served by the execution memo). Worth it: it is the end-to-end check of the profile.
+# About 2 minutes on an idle core (200-230 s beside a parallel suite): 500 fresh workspaces and
+# the distinct sandboxed test runs (the rest are served by the execution memo). Worth it: it is
+# the end-to-end check of the profile, so it runs in `make test-slow` (CI), not `make test`.
+pytestmark = pytest.mark.slow
 
 
 def test_default_profile_fault_rates_over_the_bundled_benchmark(tmp_path: Path) -> None:

@@ -11,15 +11,13 @@ from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.bench.eligible import runnable_here
 from pytest_toolpolicy.bench.envspec import SPECS_ENV
 
-SWEBENCH = Path(__file__).resolve().parents[3] / "shared" / "swebench"
-FULL = SWEBENCH / "verified_full_sample.jsonl"
+# The 3 complete SWE-bench Verified rows, committed (tests/data/swebench/README.md).
+FULL = Path(__file__).resolve().parents[1] / "data" / "swebench" / "verified_full_sample.jsonl"
 
 
 @pytest.fixture
 def rows(tmp_path: Path) -> str:
     """The 3 real rows (flask 2.3, requests 1.1 and 2.4) plus one of a repo without a spec."""
-    if not FULL.is_file():
-        pytest.skip(f"shared SWE-bench data not found at {FULL}")
     lines = FULL.read_text(encoding="utf-8").splitlines()
     other = json.loads(lines[0]) | {"instance_id": "acme__widget-1", "repo": "acme/widget"}
     path = tmp_path / "rows.jsonl"

@@ -20,6 +20,7 @@ from pytest_toolpolicy.bench.envs import Environment, scrubbed_environ
 from pytest_toolpolicy.bench.grade import grade_patch
 from pytest_toolpolicy.primitives.sandbox import Sandbox
 
+from ..once import made_once
 from .gitmirrors import BASE, F2P, P2P
 from .test_grade import DB_CONFTEST, bundled
 
@@ -107,7 +108,17 @@ def pyenv_python(minor: str) -> str | None:
     return max(found)[1] if found else shutil.which(f"python{minor}")
 
 
-@pytest.fixture(scope="session", params=list(PYTESTS))
+# A venv built from PyPI takes ~10 s: those cases are slow (`make test-slow`, in CI), the
+# harness's own pytest runs in `make test`. Each venv is built once per test run, not once per
+# xdist worker.
+
+
+@pytest.fixture(
+    scope="session",
+    params=[
+        pytest.param(n, marks=() if w is None else pytest.mark.slow) for n, w in PYTESTS.items()
+    ],
+)
 def pytest_env(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Environment:
@@ -118,14 +129,17 @@ def pytest_env(
     python = pyenv_python(minor)
     if python is None:
         pytest.skip(f"no Python {minor} (looked in `pyenv root`/versions and on PATH)")
-    venv = tmp_path_factory.mktemp(request.param)
-    env = scrubbed_environ()
-    for argv in (
-        [python, "-m", "venv", str(venv)],
-        [str(venv / "bin/python"), "-m", "pip", "install", "-q", requirement],
-    ):
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
-        assert proc.returncode == 0, f"{' '.join(argv)}: {proc.stdout}{proc.stderr}"
+
+    def build(venv: Path) -> None:
+        env = scrubbed_environ()
+        for argv in (
+            [python, "-m", "venv", str(venv)],
+            [str(venv / "bin/python"), "-m", "pip", "install", "-q", requirement],
+        ):
+            proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+            assert proc.returncode == 0, f"{' '.join(argv)}: {proc.stdout}{proc.stderr}"
+
+    venv = made_once(tmp_path_factory, f"venv-{request.param}", build)
     code = "import pytest; print(pytest.__version__)"
     version = subprocess.run([str(venv / "bin/python"), "-c", code], capture_output=True, text=True)
     assert requirement.partition("==")[2] in version.stdout, version

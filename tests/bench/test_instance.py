@@ -8,15 +8,13 @@ import pytest
 
 from pytest_toolpolicy.bench import Instance, InstanceError, instance_from_row
 
-SWEBENCH = Path(__file__).resolve().parents[3] / "shared" / "swebench"
+# The 3 complete SWE-bench Verified rows, committed (tests/data/swebench/README.md).
+FULL = Path(__file__).resolve().parents[1] / "data" / "swebench" / "verified_full_sample.jsonl"
 
 
 @pytest.fixture
 def real_rows() -> list[dict[str, Any]]:
-    path = SWEBENCH / "verified_full_sample.jsonl"
-    if not path.is_file():
-        pytest.skip(f"shared SWE-bench data not found at {path} (the checkout sits beside shared/)")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in FULL.read_text(encoding="utf-8").splitlines()]
 
 
 def row(**changes: Any) -> dict[str, Any]:

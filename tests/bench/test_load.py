@@ -13,18 +13,15 @@ from pytest_toolpolicy.bench import DatasetError, DatasetUnavailable, load_insta
 from pytest_toolpolicy.bench import load as load_module
 from pytest_toolpolicy.bench.bundled_repos import build
 
-SWEBENCH = Path(__file__).resolve().parents[3] / "shared" / "swebench"
-FULL = SWEBENCH / "verified_full_sample.jsonl"
-STATEMENTS = SWEBENCH / "verified_statements_patches.jsonl"
+# Real SWE-bench Verified rows, committed (tests/data/swebench/README.md): the 3 complete rows
+# and 12 of the 500 statements-only rows.
+DATA = Path(__file__).resolve().parents[1] / "data" / "swebench"
+FULL = DATA / "verified_full_sample.jsonl"
+STATEMENTS = DATA / "verified_statements_sample.jsonl"
+STATEMENT_ROWS = 12
 FULL_IDS = ("pallets__flask-5014", "psf__requests-1142", "psf__requests-2317")
-
-
-@pytest.fixture(autouse=True)
-def shared_data() -> None:
-    if not (FULL.is_file() and STATEMENTS.is_file()):
-        pytest.skip(
-            f"shared SWE-bench data not found in {SWEBENCH} (the checkout sits beside shared/)"
-        )
+# The shared data directory the rows were copied from, beside the checkout (optional).
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "swebench"
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -48,12 +45,28 @@ def test_the_real_full_sample_loads_every_row(cache: Path) -> None:
 
 def test_statements_only_data_loads_without_tests_and_fails_with_them() -> None:
     loose = load_instances(str(STATEMENTS), require_tests=False)
-    assert (len(loose.instances), loose.errors) == (500, ())
+    assert (len(loose.instances), loose.errors) == (STATEMENT_ROWS, ())
     assert all(i.FAIL_TO_PASS == () and i.test_patch == "" for i in loose.instances)
     strict = load_instances(str(STATEMENTS))
-    assert (len(strict.instances), len(strict.errors)) == (0, 500)
+    assert (len(strict.instances), len(strict.errors)) == (0, STATEMENT_ROWS)
     assert {e.field for e in strict.errors} == {"FAIL_TO_PASS"}
     assert str(strict.errors[0]).startswith(f"instance {loose.instances[0].instance_id}: field")
+
+
+def test_the_committed_rows_are_the_shared_files_rows() -> None:
+    """Opt-in: where the shared data directory sits beside the checkout, the committed lines are
+    lines of the real files, and the whole real statements file (500 rows) loads."""
+    full, statements = SHARED / FULL.name, SHARED / "verified_statements_patches.jsonl"
+    if not (full.is_file() and statements.is_file()):
+        pytest.skip(f"shared SWE-bench data not found in {SHARED} (the checkout sits beside it)")
+    assert FULL.read_bytes() == full.read_bytes()
+    real = statements.read_text(encoding="utf-8").splitlines()
+    assert set(STATEMENTS.read_text(encoding="utf-8").splitlines()) <= set(real)
+    loose = load_instances(str(statements), require_tests=False)
+    assert (len(loose.instances), loose.errors) == (500, ())
+    strict = load_instances(str(statements))
+    assert (len(strict.instances), len(strict.errors)) == (0, 500)
+    assert {e.field for e in strict.errors} == {"FAIL_TO_PASS"}
 
 
 def test_json_and_parquet_copies_load_identically(tmp_path: Path) -> None:

@@ -203,11 +203,7 @@ def test_entries_over_a_file_with_error_rows(db: Path) -> None:
         request_key("scripted-1", ask(f"q{i}"))[0] for i in range(3)
     ]
     assert entries[0].completion is not None and entries[0].completion.text == "a"
-    assert (entries[0].error, entries[0].error_usage, entries[0].model_error()) == (
-        None,
-        None,
-        None,
-    )
+    assert (entries[0].error, entries[0].error_usage) == (None, None)
     assert [(e.completion, e.error, e.error_usage) for e in entries[1:]] == [
         (None, "HTTP 503", SPENT),
         (None, "no usage", None),

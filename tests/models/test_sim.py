@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.ab.arms import run_instance
+from pytest_toolpolicy.ab.pipeline import run_instance
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.models.sim.dice import REPLY_FAULTS, DecisionLog, Dice
 from pytest_toolpolicy.models.sim.profile import default_profile
@@ -20,12 +20,27 @@ RESOLVABLE = [i for i in INSTANCES if i.patch and not i.underspecified]
 UNDERSPECIFIED = [i for i in INSTANCES if i.underspecified]
 
 
+def _per_repo(instances, arm: str) -> list:
+    """Every instance, ~2 s each: in ``make test`` each bundled repository's first resolvable
+    instance, in one arm (the repositories alternate between the arms), the rest marked slow.
+    Every gold patch's conversion to edits is checked for every instance in ``test_sim_gold.py``,
+    and ``toolpolicy validate`` grades each gold patch; these runs add the arm's tools and the
+    grading around them."""
+    repos = sorted({i.repo for i in instances})
+    mine = set(repos[0 if arm == "policy" else 1 :: 2])
+    fast = {next(i for i in instances if i.repo == repo).instance_id for repo in mine}
+    return [
+        pytest.param(i, marks=() if i.instance_id in fast else pytest.mark.slow, id=i.instance_id)
+        for i in instances
+    ]
+
+
 def _run(instance, arm: str, spec: str, tmp_path: Path, seed: int = 0):
     model = build_model(spec, instances=BY_ID, seed=seed)
     return run_instance(instance, arm, model, workdir=tmp_path)
 
 
-@pytest.mark.parametrize("instance", RESOLVABLE, ids=lambda i: i.instance_id)
+@pytest.mark.parametrize("instance", _per_repo(RESOLVABLE, "policy"))
 def test_oracle_resolves_in_the_policy_arm(instance, tmp_path: Path) -> None:
     assert _run(instance, "policy", "sim:oracle", tmp_path).resolved
 
@@ -36,7 +51,7 @@ def test_oracle_asks_on_underspecified_in_the_policy_arm(instance, tmp_path: Pat
     assert "ask_user" in str(trajectory["outcome"])
 
 
-@pytest.mark.parametrize("instance", RESOLVABLE, ids=lambda i: i.instance_id)
+@pytest.mark.parametrize("instance", _per_repo(RESOLVABLE, "current"))
 def test_oracle_resolves_in_the_current_arm(instance, tmp_path: Path) -> None:
     assert _run(instance, "current", "sim:oracle", tmp_path).resolved
 
@@ -76,7 +91,11 @@ def _trajectory(instance, arm: str, seed: int, tmp_path: Path) -> dict:
 
 @pytest.mark.parametrize(
     ("instance", "arm"),
-    [(RESOLVABLE[0], "policy"), (RESOLVABLE[1], "current"), (RESOLVABLE[2], "policy")],
+    [
+        (RESOLVABLE[0], "policy"),
+        (RESOLVABLE[1], "current"),
+        pytest.param(RESOLVABLE[2], "policy", marks=pytest.mark.slow),  # each arm is covered
+    ],
     ids=lambda v: getattr(v, "instance_id", v),
 )
 def test_same_seed_same_trajectory_other_seed_different(instance, arm, tmp_path: Path) -> None:
@@ -166,6 +185,7 @@ def test_default_profile_end_to_end(tmp_path: Path) -> None:
         assert share["current"] > share["policy"], (instance.instance_id, share)
 
 
+@pytest.mark.slow  # every resolvable instance: ~60 s
 def test_default_profile_trust_gate_end_to_end(tmp_path: Path) -> None:
     """The default profile over every resolvable instance in the policy arm, seed 0: the trust
     gate leaves ``unverified`` only ``run_test`` observations, each with the exit-code caveat

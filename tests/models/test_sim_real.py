@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolpolicy.ab import arms
-from pytest_toolpolicy.ab.arms import run_instance
+from pytest_toolpolicy.ab.pipeline import RunSetup, run_instance
 from pytest_toolpolicy.bench.envs import Environment
 from pytest_toolpolicy.bench.instance import Instance
 from pytest_toolpolicy.models.sim import GoldError
@@ -43,7 +43,7 @@ def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Instance, Pat
 
 def _run(instance: Instance, arm: str, spec: str, repos: Path, workdir: Path):
     model = build_model(spec, instances={instance.instance_id: instance})
-    return run_instance(instance, arm, model, workdir=workdir, repos=repos)
+    return run_instance(instance, arm, model, workdir, setup=RunSetup(repos=repos))
 
 
 @pytest.mark.parametrize("arm", arms.ARMS)

@@ -6,8 +6,10 @@ import copy
 from dataclasses import replace
 from typing import Any
 
+from pytest_toolpolicy.models.cache import CachedModel
 from pytest_toolpolicy.models.sim import ORACLE, SimModel, default_profile
-from pytest_toolpolicy.models.sim.tool_faults import wrap_dispatch
+from pytest_toolpolicy.models.sim.tool_faults import FlakyDispatch, wrap_dispatch
+from pytest_toolpolicy.models.tool_layer import tool_layer
 from pytest_toolpolicy.policy.config import PolicyConfig
 from pytest_toolpolicy.policy.trust import trust_gate
 from pytest_toolpolicy.types import ToolCall
@@ -92,9 +94,13 @@ def test_other_tools_and_unsummarized_runs_pass_through() -> None:
     assert "flaky_tool" not in model.log.rates()  # not an opportunity: no summary to misstate
 
 
-def test_baseline_oracle_and_other_models_get_the_dispatch_itself() -> None:
+def test_baseline_oracle_and_other_models_get_the_dispatch_itself(tmp_path) -> None:
     tools = Tools()
     assert wrap_dispatch(sim(flaky_tool=1.0), tools, "current", "item") is tools
     assert wrap_dispatch(SimModel({}, ORACLE), tools, "policy", "item") is tools
     assert wrap_dispatch(sim(flaky_tool=0.0), tools, "policy", "item") is tools
-    assert wrap_dispatch(object(), tools, "policy", "item") is tools
+    # any other model plays no tool layer; a wrapper (the cache) passes the question on
+    assert tool_layer(object(), tools, arm="policy", item="item", workspace=None) is tools
+    cached = CachedModel(sim(flaky_tool=1.0), tmp_path / "c.sqlite", "record")
+    layered = tool_layer(cached, tools, arm="policy", item="item", workspace=None)
+    assert isinstance(layered, FlakyDispatch)

@@ -24,13 +24,18 @@ FIX = {
 STOP = {"tool": "stop", "args": {"reason": "fixed the boundary"}}
 TARGET = "tests/test_store.py::test_expired_value_is_gone"
 ISSUE = "A value stored with ttl=10 is still returned by recall at exactly t=10; it should expire."
+# The sandboxed pytest runs (the post-patch test trigger, run_test) without this venv's other
+# pytest plugins, as the A/B's own toolbox for a bundled project (ab/arms.py): the project needs
+# none, and loading them costs ~2.4 s a run in the sandbox (PYTHONDONTWRITEBYTECODE=1 there, so
+# pytest assertion-rewrites hypothesis, anyio and xdist again each time).
+NO_PLUGINS = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 @pytest.fixture
 def box(tmp_path: Path) -> Toolbox:
     root = tmp_path / "memstore"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__"))
-    return Toolbox(root, workspace=Workspace.create(root))
+    return Toolbox(root, workspace=Workspace.create(root), sandbox_env=NO_PLUGINS)
 
 
 def run(box, replies, config=None, issue=ISSUE, target=TARGET):
@@ -92,6 +97,28 @@ def test_a_second_rejection_consumes_the_turn(box):
         "reason": f"precondition failed: no evidence for selector {RECALL}",
     }
     assert len(traj.turns) == 2 and traj.outcome.outcome == "stop"
+
+
+@pytest.mark.parametrize(
+    ("second", "outcome", "noop"),
+    [
+        (None, "model_error", None),  # the script runs out: the re-selection itself fails
+        (STOP, "stop", None),
+        ("not a call", "budget_exhausted", "reply is not JSON: Expecting value (char 0)"),
+    ],
+    ids=["model-error", "terminal", "noop"],
+)
+def test_a_reselection_that_is_no_call_ends_the_turn_as_that_reply(box, second, outcome, noop):
+    traj = run(box, [FIX] if second is None else [FIX, second], PolicyConfig(max_turns=1))
+    [turn] = traj.turns
+    assert [r.reason for r in turn.rejections] == [
+        f"precondition failed: no evidence for selector {RECALL}"
+    ]
+    assert len(turn.extra_selections) == 1 and turn.request is None and turn.noop == noop
+    assert turn.observations == () and traj.outcome.outcome == outcome
+    if second is None:
+        assert "no reply left" in turn.extra_selections[0]["error"]
+        assert traj.outcome.detail["reason"] == turn.extra_selections[0]["error"]
 
 
 def test_unparseable_replies_are_no_op_turns_that_count_against_the_budget(box):

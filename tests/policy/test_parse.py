@@ -3,7 +3,9 @@ property test that parse + validate never raise on bad input."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from typing import get_args
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,12 +13,25 @@ from hypothesis import strategies as st
 
 from pytest_toolpolicy.policy.config import GATES, PolicyConfig
 from pytest_toolpolicy.policy.ledger import Ledger
-from pytest_toolpolicy.policy.parse import Parsed, parse_reply
+from pytest_toolpolicy.policy.parse import (
+    Parsed,
+    ParsedCall,
+    ParsedNoop,
+    ParsedTerminal,
+    parse_reply,
+)
 from pytest_toolpolicy.policy.registry import RESERVED, TOOL_NAMES
 from pytest_toolpolicy.policy.validate import validate
 from pytest_toolpolicy.primitives.codeindex import CodeIndex
 from pytest_toolpolicy.primitives.specs import TOOL_ARGS
-from pytest_toolpolicy.types import Observation, Outcome, Rejection, ToolCall
+from pytest_toolpolicy.types import (
+    Observation,
+    Outcome,
+    OutcomeKind,
+    Rejection,
+    TerminalOutcome,
+    ToolCall,
+)
 
 READ = {"tool": "read_entity", "args": {"selector": "memstore.MemStore.remember"}}
 SEARCH = {"tool": "search_symbol", "args": {"query": "remember"}}
@@ -28,7 +43,34 @@ def reply(*objects: object, sep: str = "\n") -> str:
 
 def test_one_object_is_a_call() -> None:
     parsed = parse_reply(reply(READ))
-    assert parsed == Parsed("call", call=ToolCall("read_entity", READ["args"]))
+    assert parsed == ParsedCall(ToolCall("read_entity", READ["args"]))
+
+
+@pytest.mark.parametrize(
+    ("text", "variant", "kind", "fields"),
+    [
+        (reply(READ), ParsedCall, "call", {"kind", "call", "deferred"}),
+        ('{"tool": "stop", "args": {}}', ParsedTerminal, "terminal", {"kind", "outcome", "deferred"}),
+        ("prose", ParsedNoop, "noop", {"kind", "reason"}),
+    ],
+    ids=["call", "terminal", "noop"],
+)  # fmt: skip
+def test_each_reply_kind_is_its_own_variant_holding_only_its_fields(
+    text: str, variant: type, kind: str, fields: set[str]
+) -> None:
+    parsed = parse_reply(text)
+    assert type(parsed) is variant and isinstance(parsed, Parsed)
+    assert parsed.kind == kind
+    assert {f.name for f in dataclasses.fields(parsed)} == fields
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parsed.kind = "noop"  # type: ignore[misc]
+
+
+def test_the_kind_tag_is_fixed_by_the_variant_not_passed() -> None:
+    with pytest.raises(TypeError):
+        ParsedNoop(kind="call", reason="x")  # type: ignore[call-arg]
+    assert ParsedNoop("x") != ParsedCall(ToolCall("x"))
+    assert ParsedTerminal(Outcome("stop", {"reason": ""})).deferred == ()
 
 
 @pytest.mark.parametrize(
@@ -71,7 +113,7 @@ def test_tolerated_wrappers(text: str) -> None:
     ],
 )  # fmt: skip
 def test_noop_reasons(text: str, reason: str) -> None:
-    assert parse_reply(text) == Parsed("noop", reason=reason)
+    assert parse_reply(text) == ParsedNoop(reason)
 
 
 def test_non_text_reply_is_a_noop() -> None:
@@ -116,7 +158,7 @@ def test_serialize_keeps_every_call_in_order(serialize: bool) -> None:
 
 def test_one_bad_call_among_several_makes_the_reply_a_noop() -> None:
     parsed = parse_reply(reply([READ, {"args": {}}]))
-    assert parsed == Parsed("noop", reason='call 2 of 2: reply has no "tool" field')
+    assert parsed == ParsedNoop('call 2 of 2: reply has no "tool" field')
 
 
 def test_ask_user_is_a_terminal_outcome_in_the_exact_shape() -> None:
@@ -156,12 +198,20 @@ def test_terminal_after_a_call_is_deferred_like_any_call() -> None:
     assert parsed.deferred == (ToolCall("stop", {"reason": "done"}),)
 
 
+def test_the_reserved_names_are_exactly_the_terminal_outcomes() -> None:
+    assert set(RESERVED) == set(get_args(TerminalOutcome))
+    assert set(get_args(TerminalOutcome)) < set(get_args(OutcomeKind))
+    for name in RESERVED:
+        parsed = parse_reply(reply({"tool": name, "args": {}}))
+        assert isinstance(parsed, ParsedTerminal) and parsed.outcome.outcome == name
+
+
 @pytest.mark.parametrize("name", RESERVED)
 def test_affordances_off_reserved_names_are_ordinary_calls(name: str) -> None:
     text = reply({"tool": name, "args": {}})
     assert parse_reply(text).kind == "terminal"
     parsed = parse_reply(text, affordances=False)
-    assert parsed == Parsed("call", call=ToolCall(name, {}))
+    assert parsed == ParsedCall(ToolCall(name, {}))
 
 
 # -- bad input: parse + validate never raise ------------------------------------------------
@@ -205,23 +255,24 @@ def test_parse_and_validate_never_raise(
     index: CodeIndex, text: str, serialize: bool, affordances: bool, config: PolicyConfig
 ) -> None:
     parsed = parse_reply(text, serialize=serialize, affordances=affordances)
-    assert parsed.kind in ("call", "terminal", "noop")
+    assert isinstance(parsed, (ParsedCall, ParsedTerminal, ParsedNoop))
     if parsed.kind == "noop":
+        assert isinstance(parsed, ParsedNoop)
         assert isinstance(parsed.reason, str) and parsed.reason
-        assert (parsed.call, parsed.outcome, parsed.deferred) == (None, None, ())
         return
     if parsed.kind == "terminal":
-        assert parsed.call is None and parsed.reason is None
+        assert isinstance(parsed, ParsedTerminal)
         assert parsed.outcome.outcome in RESERVED
         key = "question" if parsed.outcome.outcome == "ask_user" else "reason"
         assert set(parsed.outcome.record()) == {"outcome", key}
         assert isinstance(parsed.outcome.detail[key], str)
+        calls = parsed.deferred
     else:
-        assert parsed.outcome is None and parsed.reason is None
+        assert isinstance(parsed, ParsedCall) and isinstance(parsed.call, ToolCall)
+        calls = (parsed.call, *parsed.deferred)
     ledger = Ledger().append(
         Observation("search_symbol", "remember", "1 match", cites=("memstore.MemStore.remember",))
     )
-    calls = (parsed.call, *parsed.deferred) if parsed.call else parsed.deferred
     for call in calls:
         assert isinstance(call.tool, str) and isinstance(call.args, dict)
         verdict = validate(call, ledger, index, config)

@@ -1,7 +1,7 @@
 import pytest
 
 from pytest_toolpolicy.primitives import TOOLS, Toolbox
-from pytest_toolpolicy.primitives.envelope import HarnessFault
+from pytest_toolpolicy.primitives.envelope import Envelope, HarnessFault, fail, ok
 from pytest_toolpolicy.primitives.safefs import UnsafePath
 
 
@@ -52,3 +52,32 @@ def test_every_tool_is_dispatched(box: Toolbox):
     )
     for tool in TOOLS:
         assert callable(getattr(box, tool))
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "succeeded"),
+    [
+        ("read_entity", {"selector": "shop.cart.Cart"}, True),
+        ("search_symbol", {"query": "Cart"}, True),
+        ("read_entity", {"selector": "shop.nothere"}, False),
+        ("search_code", {"query": ""}, False),
+        ("read_entity", {}, False),
+        ("bash", {"cmd": "ls"}, False),
+    ],
+)
+def test_every_envelope_has_exactly_the_typed_keys(
+    box: Toolbox, tool: str, args: dict, succeeded: bool
+):
+    envelope = box.call(tool, args)
+    assert set(envelope) == Envelope.__required_keys__ == {"ok", "error", "data"}
+    assert envelope["ok"] is succeeded
+    if succeeded:
+        assert envelope["error"] is None and isinstance(envelope["data"], dict)
+    else:
+        assert isinstance(envelope["error"], str) and envelope["error"]
+
+
+def test_ok_and_fail_build_the_envelope_shape():
+    assert ok({"n": 1}) == {"ok": True, "error": None, "data": {"n": 1}}
+    assert fail("why") == {"ok": False, "error": "why", "data": None}
+    assert fail("why", {"partial": True})["data"] == {"partial": True}

@@ -28,7 +28,7 @@ def main(argv: list[str]) -> int:
     _die_with_parent()
     settings: dict[str, Any] = json.loads(argv[1])
     try:
-        import xllamacpp  # type: ignore[import-untyped]
+        import xllamacpp
     except ImportError:
         print(json.dumps({"error": "xllamacpp is not installed"}), flush=True)
         return 2

@@ -1,19 +1,19 @@
 """The simulator in the baseline arm: its next calls, read off the chat history (its own earlier
-replies and the results that followed each)."""
+replies and the results that followed each), the results through the shown-state format of
+``shown.py``."""
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from ... import shown
 from ...bench.instance import Instance
 from .base_tree import BaseTree
 from .dice import Dice
 from .plan import blind_search, make_plan
 
 Call = dict[str, Any]
-_BLOCK = re.compile(r"^\[(\d+)\] ", re.MULTILINE)
 
 
 def history(messages: list[dict[str, str]]) -> list[tuple[Call, str]]:
@@ -28,8 +28,7 @@ def history(messages: list[dict[str, str]]) -> list[tuple[Call, str]]:
             continue
         calls = value if isinstance(value, list) else [value]
         reply = messages[i + 1]["content"] if i + 1 < len(messages) else ""
-        blocks = _BLOCK.split(reply)[1:]
-        results = dict(zip(blocks[::2], blocks[1::2], strict=False))
+        results = shown.result_blocks(reply)
         out += [(c, results.get(str(n), "")) for n, c in enumerate(calls, 1) if isinstance(c, dict)]
     return out
 
@@ -49,7 +48,7 @@ def baseline_action(
     edits = plan.first + plan.fix
     done = len(edits_done)
     seen = tests[-1] if tests and (not edits_done or tests[-1] > edits_done[-1]) else None
-    failed = seen is not None and "exit_code: 0\n" not in past[seen][1]
+    failed = seen is not None and not shown.block_passed(past[seen][1])
     if done < len(plan.first) or (failed and done < len(edits)):
         edit = edits[done]
         read = any(
@@ -70,8 +69,7 @@ def baseline_action(
 
 
 def _ok(result: str) -> bool:
-    lines = result.split("\n")
-    return not (len(lines) > 1 and lines[1].startswith("error:"))
+    return shown.block_ok(result)
 
 
 def _question(instance: Instance) -> str:

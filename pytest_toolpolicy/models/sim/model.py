@@ -1,12 +1,13 @@
 """``SimModel``: the fault-injecting simulator behind the Model protocol.
 
-Stateless per request: the arm is told by the prompt (the policy's user message has
-``## Candidate tools``), the next action is derived from what the prompt shows, and every fault
-is a seeded decision (``dice.py``) logged once per opportunity. A reply that answers a rejection
-or an error carries no reply-shape fault: the simulator corrects what it was told was wrong.
+Stateless per request: the arm is told by the prompt (the policy's user message lists the
+candidate tools: ``shown.is_policy``), the next action is derived from what the prompt shows
+(read through ``shown.py``, the prompts' shown-state format), and every fault is a seeded
+decision (``dice.py``) logged once per opportunity. A reply that answers a rejection or an error
+carries no reply-shape fault: the simulator corrects what it was told was wrong.
 
 What it knows besides the prompt: the instance (its gold patch) and the tree the agent started
-from, which a run tells it (``attach``, from ``ab.arms.dispatch_for``), bundled or real alike.
+from, which a run tells it (``attach``, from its ``tool_layer``), bundled or real alike.
 A gold patch it cannot turn into edits is a ``ModelError`` naming the instance and the cause.
 """
 
@@ -17,7 +18,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ... import shown
 from ...bench.instance import Instance
+from ...primitives.envelope import Dispatch
 from ...primitives.workspace import Workspace
 from ..base import Completion, ModelError, ModelRequest
 from ..prices import PriceTable, load_prices
@@ -25,7 +28,7 @@ from .base_tree import BaseTree, workspace_tree
 from .baseline_arm import baseline_action
 from .dice import DecisionLog, Dice
 from .gold import GoldError
-from .policy_arm import policy_action, read_prompt
+from .policy_arm import policy_action
 from .profile import Profile
 from .tokens import TokenCounter
 
@@ -56,6 +59,15 @@ class SimModel:
         """The workspace a run of ``instance_id`` plays in: its base commit is planned against."""
         self._trees[instance_id] = workspace_tree(workspace)
 
+    def tool_layer(
+        self, dispatch: Dispatch, *, arm: str, item: str, workspace: Workspace | None
+    ) -> Dispatch:
+        """Told the run's workspace (its edits are planned against the base commit), and in
+        the policy arm the unreliable tool wrapper of ``flaky_tool`` (``tool_faults.py``)."""
+        from .tool_faults import wrap_dispatch
+
+        return wrap_dispatch(self, dispatch, arm, item, workspace)
+
     def tree(self, instance: Instance) -> BaseTree | None:
         return self._trees.get(instance.instance_id)
 
@@ -66,7 +78,7 @@ class SimModel:
             raise ModelError(f"sim knows no instance {request.item!r} (turn {request.turn})")
         messages = list(request.messages)
         user = next((m["content"] for m in messages if m.get("role") == "user"), "")
-        arm = "policy" if "## Candidate tools" in user else "current"
+        arm = "policy" if shown.is_policy(user) else "current"
         dice = Dice(self.seed, self.profile, self.log, arm, instance.instance_id)
         tree = self.tree(instance)
         try:
@@ -77,11 +89,10 @@ class SimModel:
         except GoldError as exc:
             raise ModelError(f"sim cannot plan instance {instance.instance_id}: {exc}") from None
         if arm == "policy":
-            _, latest = read_prompt(user)
-            correcting = latest.get("kind") == "rejected"
+            correcting = shown.read_policy(user).latest.get("kind") == "rejected"
         else:
             last = messages[-1].get("content", "") if len(messages) > 2 else ""
-            correcting = "error:" in last or last.startswith("Format error")
+            correcting = shown.mentions_error(last)
         key = f"turn{request.turn}:{'retry' if correcting else 'first'}"
         fault = None if correcting else dice.reply_fault(key)
         text = _render(call, fault, arm, instance)

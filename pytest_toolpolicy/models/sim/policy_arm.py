@@ -1,12 +1,12 @@
 """The simulator in the policy arm: its next call, read off the selection prompt alone
-(the ledger lines ``kind, target, result`` and the latest observation)."""
+(the ledger lines ``kind, target, result`` and the latest observation), through the shown-state
+format of ``shown.py``: no heading, marker or result string of the prompt is spelled here."""
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
+from ... import shown
 from ...bench.instance import Instance
 from .base_tree import BaseTree
 from .dice import Dice
@@ -15,30 +15,20 @@ from .plan import Plan, blind_search, make_plan
 Call = dict[str, Any]
 
 
-_SHOWN = re.compile(r"\(last (\d+) of (\d+) entries\)")
-
-
 def ledger_truncated(user: str) -> bool:
     """Whether the prompt's ledger window leaves out older entries."""
-    m = _SHOWN.search(user.partition("### Ledger")[2][:80])
-    return bool(m) and int(m.group(1)) < int(m.group(2))
+    return shown.read_policy(user).truncated
 
 
 def read_prompt(user: str) -> tuple[list[str], dict[str, Any]]:
     """The ledger lines and the latest observation of a policy prompt."""
-    head, _, rest = user.partition("### Ledger")
-    ledger_part, _, latest_part = rest.partition("\n### Latest observation\n")
-    lines = [line for line in ledger_part.splitlines()[1:] if line and line != "(empty)"]
-    latest_text = latest_part.split("\n\n## Issue\n", 1)[0].strip()
-    try:
-        latest = json.loads(latest_text)
-    except ValueError:
-        latest = {}
-    return lines, latest if isinstance(latest, dict) else {}
+    view = shown.read_policy(user)
+    return list(view.ledger), view.latest
 
 
 def policy_action(instance: Instance, tree: BaseTree | None, user: str, dice: Dice) -> Call:
-    lines, latest = read_prompt(user)
+    view = shown.read_policy(user)
+    lines, latest = list(view.ledger), view.latest
     if instance.underspecified or not instance.patch:
         if dice.roll("guess", "issue"):
             return _call("stop", reason="fixed the issue as I understood it")
@@ -46,20 +36,21 @@ def policy_action(instance: Instance, tree: BaseTree | None, user: str, dice: Di
     # An unverified read or test result is not taken at its word: checked again, once. (A test
     # is then judged by its exit code, never by the ``passed`` beside it: see ``_failed``.)
     if latest.get("trust") == "unverified" and latest.get("kind") in ("read_entity", "run_test"):
-        key = f"{latest['kind']}, {latest.get('target')},"
+        # As far as the comma after the target: a line its cap cuts there still counts.
+        key = shown.entry_prefix(str(latest["kind"]), str(latest.get("target")), "").rstrip()
         if sum(line.startswith(key) for line in lines) <= 1:  # re-check once
             arg = "selector" if latest["kind"] == "read_entity" else "target"
             return _call(latest["kind"], **{arg: latest.get("target")})
     plan = make_plan(instance, tree, dice, entity_scoped=True)
     target = instance.test_target or "tests"
-    return _next(plan, lines, ledger_truncated(user), dice, target)
+    return _next(plan, lines, view.truncated, dice, target)
 
 
 def _done(edits: tuple[Any, ...], lines: list[str], truncated: bool) -> int:
     """How many planned edits are committed. The ledger window is a suffix of the whole ledger,
     so once older entries fall out of it the visible commits are matched, in order, against the
     plan's selectors (the first consistent position), not merely counted."""
-    seen = [line.split(", ", 2)[1] for line in lines if _is_commit(line)]
+    seen = [shown.entry_fields(line)[1] for line in lines if _is_commit(line)]
     if not truncated:
         return len(seen)
     selectors = [e.selector for e in edits]
@@ -73,8 +64,10 @@ def _done(edits: tuple[Any, ...], lines: list[str], truncated: bool) -> int:
     # names where the plan stands.
     last = max((i for i, line in enumerate(lines) if _is_commit(line)), default=-1)
     for line in lines[last + 1 :]:
-        if line.startswith("read_entity, ") and ", error:" not in line:
-            read = line.split(", ", 2)[1]
+        if line.startswith(shown.entry_prefix("read_entity", "")) and not shown.entry_is_error(
+            line
+        ):
+            read = shown.entry_fields(line)[1]
             at = [k for k in consistent if k < len(selectors) and selectors[k] == read]
             if at:
                 return at[0]
@@ -107,13 +100,11 @@ def _edit(edit: Any, index: int, lines: list[str], dice: Dice) -> Call:
     if len(refusals) >= 2 and refusals[-1] == refusals[-2]:
         return _call("stop", reason=f"the edit of {sel} was refused twice: {refusals[-1]}")
     read = any(
-        line.startswith(f"read_entity, {sel}, ") and ", error:" not in line for line in lines
-    )
-    tried = any(
-        (line.startswith(f"edit_entity, {sel}, error") or line.startswith("rejected, edit_entity"))
-        and sel in line
+        line.startswith(shown.entry_prefix("read_entity", sel, ""))
+        and not shown.entry_is_error(line)
         for line in lines
     )
+    tried = any(_refused(line, sel) and sel in line for line in lines)
     if not read and tried:
         return _call("read_entity", selector=sel, body=True)
     if not read and not dice.roll("blind_edit", f"edit{index}"):
@@ -124,32 +115,37 @@ def _edit(edit: Any, index: int, lines: list[str], dice: Dice) -> Call:
     return _call("edit_entity", selector=sel, search=search, replace=edit.replace)
 
 
+def _refused(line: str, sel: str) -> bool:
+    """Whether this ledger line is an edit of ``sel`` that failed, or a rejected edit."""
+    return line.startswith(shown.entry_prefix("edit_entity", sel, shown.ERROR)) or line.startswith(
+        shown.entry_prefix("rejected", "edit_entity")
+    )
+
+
 def _refusal(line: str, sel: str) -> str | None:
     """The reason an edit of ``sel`` was refused on this ledger line, if it was."""
-    if line.startswith(f"edit_entity, {sel}, error"):
-        return line.split(", ", 2)[2]
-    if line.startswith("rejected, edit_entity") and sel in line:
-        return line.split(", ", 2)[2] if line.count(", ") >= 2 else line
+    fields = shown.entry_fields(line)
+    if line.startswith(shown.entry_prefix("edit_entity", sel, shown.ERROR)):
+        return fields[2]
+    if line.startswith(shown.entry_prefix("rejected", "edit_entity")) and sel in line:
+        return fields[2] if len(fields) == 3 else line
     return None
 
 
 def _is_commit(line: str) -> bool:
-    return line.startswith("edit_entity, ") and ", committed" in line
+    return shown.entry_is_commit(line)
 
 
 def _is_test(line: str) -> bool:
     """A test result: the post-patch trigger's, or a run_test the simulator asked for (not one
     that failed to run: that line has no exit code)."""
-    return line.startswith(("test, ", "run_test, ")) and _EXIT.search(line) is not None
-
-
-_EXIT = re.compile(r'"exit_code": (-?\d+)')
+    starts = (shown.entry_prefix("test", ""), shown.entry_prefix("run_test", ""))
+    return line.startswith(starts) and shown.entry_exit_code(line) is not None
 
 
 def _failed(line: str) -> bool:
     """Judged by the exit code alone: a wrapper's ``passed`` may contradict it (``flaky_tool``)."""
-    m = _EXIT.search(line)
-    return m is None or int(m.group(1)) != 0
+    return shown.entry_exit_code(line) != 0
 
 
 def _question(instance: Instance) -> str:

@@ -11,32 +11,30 @@ baseline's ``bash`` returns the raw exit code and output, with nothing a wrapper
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...primitives.envelope import Dispatch, Envelope
 from ...primitives.workspace import Workspace
 from .dice import Dice
-from .model import SimModel
 
-Dispatch = Callable[[str, dict[str, Any]], dict[str, Any]]
+if TYPE_CHECKING:
+    from .model import SimModel
 
 
 def wrap_dispatch(
-    model: object,
+    model: SimModel,
     dispatch: Dispatch,
     arm: str,
     instance_id: str,
     workspace: Workspace | None = None,
 ) -> Dispatch:
-    """``dispatch`` behind the flaky wrapper when ``model`` is a sim whose profile has
-    ``flaky_tool > 0`` and the arm is the policy's; else ``dispatch`` itself. Make one per run:
-    the wrapper counts the run's ``run_test`` calls, and a decision is keyed on that count.
-    A sim is also told the run's ``workspace``: it plans its edits against the base commit."""
-    # Under --toolpolicy-cache=record a CachedModel wraps the sim, which still plans its misses.
-    sim = model if isinstance(model, SimModel) else getattr(model, "_inner", None)
-    if isinstance(sim, SimModel) and workspace is not None:
-        sim.attach(instance_id, workspace)
-    if arm != "policy" or not isinstance(model, SimModel) or model.profile.flaky_tool <= 0:
+    """``dispatch`` behind the flaky wrapper when the profile has ``flaky_tool > 0`` and the arm
+    is the policy's; else ``dispatch`` itself (``SimModel.tool_layer``). Make one per run: the
+    wrapper counts the run's ``run_test`` calls, and a decision is keyed on that count. The sim
+    is also told the run's ``workspace``: it plans its edits against the base commit."""
+    if workspace is not None:
+        model.attach(instance_id, workspace)
+    if arm != "policy" or model.profile.flaky_tool <= 0:
         return dispatch
     return FlakyDispatch(dispatch, Dice(model.seed, model.profile, model.log, arm, instance_id))
 
@@ -47,7 +45,7 @@ class FlakyDispatch:
         self.dice = dice
         self.run_tests = 0  # the only state: a rerun of the same item replays the same keys
 
-    def __call__(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, tool: str, args: dict[str, Any]) -> Envelope:
         envelope = self.dispatch(tool, args)
         if tool != "run_test":
             return envelope
@@ -68,7 +66,7 @@ def _summarized(envelope: Any) -> bool:
     return isinstance(code, int) and not isinstance(code, bool)
 
 
-def misreported(envelope: dict[str, Any]) -> dict[str, Any]:
+def misreported(envelope: Envelope) -> Envelope:
     """A copy whose ``passed`` contradicts its exit code. A copy: the real envelope may be
     memoized or held elsewhere, and must stay the real capture."""
     data = envelope["data"]

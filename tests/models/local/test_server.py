@@ -130,6 +130,7 @@ def test_a_file_that_is_no_model_is_a_clear_error(tmp_path: Path) -> None:
         LocalServer(resolve(str(bad))).start()
 
 
+@pytest.mark.slow  # a session that starts the real server: ~9 s
 def test_the_session_serves_a_local_model_and_stops_it(pytester: pytest.Pytester) -> None:
     """``--toolpolicy-model=local:...``: the server is up while the session runs (its URL in
     the environment every worker inherits) and gone once it ends."""
@@ -165,6 +166,7 @@ def test_a_missing_model_file_is_a_usage_error(pytester: pytest.Pytester) -> Non
     result.stderr.fnmatch_lines(["*local:/no/such.gguf: no such model file*"])
 
 
+@pytest.mark.slow  # the real server started by the command, and a generation: ~9 s
 def test_toolpolicy_complete_serves_the_model_for_the_command(tmp_path: Path) -> None:
     """A local model is priced ``local``: cost 0, not an unknown price."""
     out = subprocess.run(

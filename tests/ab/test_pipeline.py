@@ -1,0 +1,92 @@
+"""The one run-one-item pipeline: every runner (A/B items, ``toolpolicy run``, fault rates)."""
+
+import json
+
+import pytest
+
+from pytest_toolpolicy.ab.memo import ExecutionMemo
+from pytest_toolpolicy.ab.pipeline import RunSetup, run_instance
+from pytest_toolpolicy.ab.row import ItemSpec, row_of
+from pytest_toolpolicy.bench.load import load_instances
+from pytest_toolpolicy.models.scripted import ScriptedModel
+from pytest_toolpolicy.policy.config import PolicyConfig
+
+SELECTOR = "memstore.MemStore.remember"
+FIX = {
+    "tool": "edit_entity",
+    "args": {
+        "selector": SELECTOR,
+        "search": "        self._make_room()\n",
+        "replace": "        if qkey not in self._entries:\n            self._make_room()\n",
+    },
+}
+REPLIES = [
+    {"tool": "read_entity", "args": {"selector": SELECTOR}},
+    FIX,
+    {"tool": "stop", "args": {"reason": "fixed"}},
+]
+
+
+@pytest.fixture(scope="module")
+def instance():
+    return load_instances("bundled", ids=["bundled__memstore-1"]).instances[0]
+
+
+def run(instance, tmp_path, replies=REPLIES, **setup):
+    model = ScriptedModel([json.dumps(r) for r in replies])
+    return run_instance(instance, "policy", model, tmp_path, setup=RunSetup(**setup))
+
+
+def test_visible_tests_let_the_post_patch_trigger_run_the_real_fail_to_pass_tests(
+    instance, tmp_path
+):
+    result = run(instance, tmp_path)
+    tests = [o for t in result.trajectory.turns for o in t.observations if o.kind == "test"]
+    assert tests and tests[0].result == {"passed": True, "exit_code": 0}
+    assert result.resolved and result.trajectory.meta["tests_visible"] is True
+    # the agent's patch is its own change only: the visible tests are not part of it
+    assert "tests/test_eviction.py" not in result.trajectory.patch
+    assert "+        if qkey not in self._entries:" in result.trajectory.patch
+
+
+def test_hidden_tests_are_not_there_to_run_but_grading_is_the_same(instance, tmp_path):
+    result = run(instance, tmp_path, tests_visible=False)
+    tests = [o for t in result.trajectory.turns for o in t.observations if o.kind == "test"]
+    assert tests[0].result["exit_code"] == 4  # pytest: no such test in the workspace
+    assert result.resolved and result.trajectory.meta["tests_visible"] is False
+
+
+def test_the_counterfactual_reruns_score_each_call_and_the_row_reads_the_record(instance, tmp_path):
+    """Each call of the resolved run is suppressed in its own rerun. Without the read, the next
+    request is the one already answered (nothing new was observed), so the model's recorded
+    answer comes back, the fix is never reached and the read was necessary; likewise the fix."""
+    model = ScriptedModel([json.dumps(r) for r in REPLIES])
+    setup = RunSetup(counterfactual=True, memo=ExecutionMemo(None))
+    config = PolicyConfig(max_turns=4)
+    result = run_instance(instance, "policy", model, tmp_path, config=config, setup=setup)
+    assert result.resolved
+    assert result.precision is not None
+    assert (result.precision.calls, result.precision.reruns) == (2, 2)
+    assert [c["necessary"] for c in result.precision.per_call] == [True, True]
+    # every request of the reruns is one the record already answered: nothing is sent again
+    assert result.precision.model_calls == 0 and result.precision.model_served > 0
+    row = row_of(result.trajectory, ItemSpec(instance.instance_id, "policy"), None, 1.5)
+    assert (row["calls"], row["necessary_calls"], row["cf_reruns"]) == (2, 2, 2)
+    assert row["resolved"] is True and row["duration_s"] == 1.5
+    assert result.trajectory.meta["tools"]["calls"] == result.tools.calls > 0
+
+
+def test_an_ungraded_run_has_a_trajectory_and_nothing_graded(instance, tmp_path):
+    result = run(instance, tmp_path, graded=False)
+    assert result.grade is None and result.precision is None and not result.resolved
+    assert result.trajectory.meta["grade"] is None
+    assert "counterfactual" not in result.trajectory.meta
+    assert result.trajectory.outcome.outcome == "stop"
+
+
+def test_without_reruns_an_unresolved_run_counts_its_calls_and_reruns_none(instance, tmp_path):
+    stop = [{"tool": "read_entity", "args": {"selector": SELECTOR}}, REPLIES[-1]]
+    result = run(instance, tmp_path, replies=stop, counterfactual=True)
+    assert not result.resolved and result.grade is not None
+    assert result.precision is not None and result.precision.reruns == 0
+    assert result.precision.calls == 1
