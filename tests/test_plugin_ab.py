@@ -24,6 +24,9 @@ from .once import made_once
 
 TEST_AB = Path(__file__).parents[1] / "evals" / "test_ab.py"
 SAMPLE = ["--toolpolicy-sample=2", "--toolpolicy-seed=3", "-p", "no:randomly"]
+# For tests of what happens to an item, not of resolving: a run that ends unresolved within
+# three turns is measured without counterfactual reruns.
+SHORT = "--toolpolicy-max-turns=3"
 # Operational counts that depend on which worker reached a state first; not measures.
 VOLATILE = ("cf_tool_executions",)
 
@@ -118,22 +121,34 @@ def test_item_ids(evals: pytest.Pytester) -> None:
             assert f"test_ab.py::test_instance[{instance}-{variant}]" in ids
 
 
-@pytest.fixture(scope="session")
-def serial_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One uninterrupted serial A/B (with one ablated gate), shared by the comparisons: ~30 s,
-    run once per test run (not once per xdist worker)."""
+def _serial(tmp_path_factory: pytest.TempPathFactory, sample: int) -> Path:
+    """One uninterrupted serial A/B of ``sample`` instances (with one ablated gate), run once
+    per test run (not once per xdist worker) and shared by the comparisons."""
 
     def run(root: Path) -> None:
         (root / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
         report = root / "report"
         _run(
             root,
+            f"--toolpolicy-sample={sample}",
             "--toolpolicy=ab",
             "--toolpolicy-ablate=trigger.test",
             f"--toolpolicy-report={report}",
         )
 
-    return made_once(tmp_path_factory, "test_plugin_ab-serial_run", run) / "report"
+    return made_once(tmp_path_factory, f"test_plugin_ab-serial_run-{sample}", run) / "report"
+
+
+@pytest.fixture(scope="session")
+def serial_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One instance (bundled__httpkit-3: resolved, so its calls are rerun): ~5 s."""
+    return _serial(tmp_path_factory, 1)
+
+
+@pytest.fixture(scope="session")
+def serial_run_2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two instances, for the slow comparisons of whole sessions: ~30 s."""
+    return _serial(tmp_path_factory, 2)
 
 
 def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -145,15 +160,16 @@ def test_serial_run_prints_and_writes_the_decision(serial_run: Path) -> None:
     for name in ("decision.md", "decision.csv", "decision.html", "results.parquet"):
         assert (serial_run / name).stat().st_size > 0
     results = pd.read_parquet(serial_run / "results.parquet")
-    assert len(results) == 6 and set(results["status"]) == {"ok"}
+    assert len(results) == 3 and set(results["status"]) == {"ok"}
     assert set(results["variant"]) == {"current", "policy", "policy-no:trigger.test"}
+    assert results["cf_reruns"].sum() > 0  # resolved runs, their calls rerun
     markdown = (serial_run / "decision.md").read_text(encoding="utf-8")
     assert "sim is a fault-injecting simulator, not a language model" in markdown
     assert "FAIL_TO_PASS" in markdown
 
 
 @pytest.mark.slow  # the whole A/B again, under -n 2: ~35 s
-def test_parallel_run_gives_the_same_table(serial_run: Path, tmp_path: Path) -> None:
+def test_parallel_run_gives_the_same_table(serial_run_2: Path, tmp_path: Path) -> None:
     (tmp_path / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
     report = tmp_path / "report"
     done = _run(
@@ -166,7 +182,7 @@ def test_parallel_run_gives_the_same_table(serial_run: Path, tmp_path: Path) -> 
     )
     assert done.returncode == 0, done.stdout[-3000:]
     assert "toolpolicy decision" in done.stdout
-    pd.testing.assert_frame_equal(_table(report), _table(serial_run))
+    pd.testing.assert_frame_equal(_table(report), _table(serial_run_2))
 
 
 def test_measures_recomputed_from_trajectories_equal_the_table(serial_run: Path) -> None:
@@ -180,7 +196,7 @@ def test_measures_recomputed_from_trajectories_equal_the_table(serial_run: Path)
 
 
 @pytest.mark.slow  # a run killed midway, then resumed: ~40 s
-def test_a_killed_run_resumes_without_losing_items(serial_run: Path, tmp_path: Path) -> None:
+def test_a_killed_run_resumes_without_losing_items(serial_run_2: Path, tmp_path: Path) -> None:
     (tmp_path / "test_ab.py").write_text(TEST_AB.read_text(encoding="utf-8"), encoding="utf-8")
     report = tmp_path / "report"
     args = ["--toolpolicy=ab", "--toolpolicy-ablate=trigger.test", f"--toolpolicy-report={report}"]
@@ -207,7 +223,7 @@ def test_a_killed_run_resumes_without_losing_items(serial_run: Path, tmp_path: P
     assert len(results) == 6
     assert int(results["resumed"].fillna(False).astype(bool).sum()) == len(done)
     assert not list(items.glob(".tmp-*"))  # a partial write of the killed run was swept
-    pd.testing.assert_frame_equal(_table(report), _table(serial_run))
+    pd.testing.assert_frame_equal(_table(report), _table(serial_run_2))
     lines = (report / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 6 and all(json.loads(line)["turns"] for line in lines)
 
@@ -296,7 +312,7 @@ def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytest
     )
     report = evals.path / "report"
     result = evals.runpytest_subprocess(
-        "--toolpolicy=ab", "--toolpolicy-sample=1", f"--toolpolicy-report={report}", "-rf"
+        "--toolpolicy=ab", "--toolpolicy-sample=1", SHORT, f"--toolpolicy-report={report}", "-rf"
     )
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
@@ -345,7 +361,7 @@ def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
     )
     report = evals.path / "report"
     result = evals.runpytest_subprocess(
-        "--toolpolicy=ab", "--toolpolicy-sample=1", f"--toolpolicy-report={report}", "-rs"
+        "--toolpolicy=ab", "--toolpolicy-sample=1", SHORT, f"--toolpolicy-report={report}", "-rs"
     )
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(

@@ -19,9 +19,8 @@ import tempfile
 import traceback
 import uuid
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import pandas as pd
 import pytest
 
 from .. import jsonsafe
@@ -35,10 +34,12 @@ from ..primitives.sandbox import Sandbox, SandboxUnavailable
 from ..types import Trajectory
 from .item import Harness, run_item
 from .memo import ExecutionMemo
-from .results import results_frame
 from .row import ItemSpec, error_row
 from .settings import Settings
 from .store import ItemStore, ReportDirError, ReportDirTaken, claim, prepare
+
+if TYPE_CHECKING:  # the controller builds the table; a worker never imports pandas (~1 s)
+    import pandas as pd
 
 ROW_PROPERTY = "toolpolicy_row"
 # A finished item's whole record, sent only when the worker could not save it to disk.
@@ -241,6 +242,8 @@ class ABSession:
     def results(self) -> pd.DataFrame:
         """This session's rows (resumed ones included), in item order: never an earlier
         session's leftovers from the report directory."""
+        from .results import results_frame
+
         order = {spec.id: n for n, spec in enumerate(self.specs())}
         rows = sorted(self.rows.items(), key=lambda kv: order.get(kv[0], len(order)))
         return results_frame(row for _, row in rows)

@@ -158,7 +158,11 @@ class Workspace:
         for stale in (trial, *(i.with_name(i.name + ".lock") for i in (index, trial))):
             stale.unlink(missing_ok=True)  # left by a git killed at the time limit
         if index.exists():
-            shutil.copyfile(index, trial)
+            # copy2: the copy keeps the index's mtime. git trusts an entry's stat data (whole
+            # seconds) only when the file is older than the index; a copy stamped "now" made a
+            # file rewritten within the second of its last staging, at the same size, look
+            # unchanged (a restore that left it, a tree hash that missed it).
+            shutil.copy2(index, trial)
         first = self.git("add", "-A", ".", index=trial, ok=range(256))
         if first.returncode == 0 and not first.stderr:
             if trial.exists():  # git writes no index for an empty tree

@@ -18,9 +18,9 @@ INSTANCES = load_instances("bundled").instances
 SEEDS = range(10)
 MIN_CHANCES = 100
 
-# About 2 minutes on an idle core (200-230 s beside a parallel suite): 500 fresh workspaces and
-# the distinct sandboxed test runs (the rest are served by the execution memo). Worth it: it is
-# the end-to-end check of the profile, so it runs in `make test-slow` (CI), not `make test`.
+# About 2 minutes of CPU (211 s on one core beside a parallel suite, so run on two): 500 fresh
+# workspaces and the distinct sandboxed test runs (the rest are served by the execution memo).
+# Worth it: it is the end-to-end check of the profile, so it runs in `make test-slow` (CI).
 pytestmark = pytest.mark.slow
 
 
@@ -30,9 +30,36 @@ def test_default_profile_fault_rates_over_the_bundled_benchmark(tmp_path: Path) 
     (seed, instance, decision), so the two arms of one instance share it, which is what pairs
     the A/B arms; the effective sample is about half the count. Test runs are memoized on the
     workspace tree (``ab/fault_rates.py``); ``benchmarks/bench_sim_faults.py`` prints the same table."""
-    rates = measure(INSTANCES, SEEDS, tmp_path)
+    rates = measure(INSTANCES, SEEDS, tmp_path, jobs=2)
     profile = default_profile()
     for name, configured in profile.rates().items():
         hits, chances = rates.get(name, (0, 0))
         assert chances >= MIN_CHANCES, (name, chances)
         assert abs(hits / chances - configured) <= 0.3 * configured, (name, hits, chances)
+
+
+def test_seeds_in_processes_count_as_seeds_in_turn(tmp_path: Path) -> None:
+    """The processes share nothing but the memo's file: the same seeds give the same counts, and
+    every trajectory still reaches ``on_run`` in the caller."""
+    one = [i for i in INSTANCES if i.underspecified][:1] + [
+        i for i in INSTANCES if not i.underspecified
+    ][:1]
+    seen: list[list[str]] = [[], []]
+    serial = measure(
+        one,
+        [0, 1],
+        tmp_path / "a",
+        arms=("policy",),
+        on_run=lambda t: seen[0].append(t.instance_id),
+    )
+    parallel = measure(
+        one,
+        [0, 1],
+        tmp_path / "b",
+        arms=("policy",),
+        jobs=2,
+        on_run=lambda t: seen[1].append(t.instance_id),
+    )
+    assert serial == parallel
+    assert sum(chances for _, chances in serial.values()) > 0
+    assert sorted(seen[0]) == sorted(seen[1]) and len(seen[0]) == 4

@@ -133,6 +133,7 @@ def test_fault_rates_of_the_decision_machinery() -> None:
 _E2E = RESOLVABLE[:4]
 
 
+@pytest.mark.slow  # 8 runs, ~20 s; make test runs the default profile in the determinism checks
 def test_default_profile_end_to_end(tmp_path: Path) -> None:
     """The default profile over 4 resolvable instances × both arms, seed 0, one model (so one
     DecisionLog). This run is too small for ±30% per fault class (that is checked above on the

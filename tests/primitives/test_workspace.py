@@ -1,4 +1,5 @@
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,27 @@ def test_patch_is_the_diff_against_base_and_applies(repo: Path, tmp_path: Path):
     subprocess.run(["git", "apply", "-"], cwd=clone, input=patch, text=True, check=True)
     assert (clone / "new_file.py").read_text() == "x = 1\n"
     assert not (clone / "tests/test_cart.py").exists()
+
+
+def _into_a_new_second() -> None:
+    time.sleep(1.02 - time.time() % 1)
+
+
+def test_a_rewrite_within_the_second_of_its_staging_is_seen(repo: Path):
+    """git compares whole seconds of stat data and trusts them only for files older than the
+    index: a same-size rewrite in the second of the last staging, looked at in a later second,
+    must still count as a change (it once did not: the index was copied with a new mtime)."""
+    ws = Workspace(repo)
+    cart = repo / "src/shop/cart.py"
+    _into_a_new_second()
+    cart.write_text("version = 1\n")
+    ref = ws.checkpoint("one")
+    one = ws.tree_hash()
+    cart.write_text("version = 2\n")  # same size, same inode, same second
+    _into_a_new_second()
+    assert ws.tree_hash() != one
+    ws.restore(ref)
+    assert cart.read_text() == "version = 1\n"
 
 
 def test_checkpoint_and_restore_round_trip(repo: Path):

@@ -36,7 +36,7 @@ _REPLACE_BUDGET = CAPS["replace"] - 80
 @dataclass(frozen=True)
 class Split:
     edits: list[Edit]
-    # (marked, clean) lines: ``# noqa`` marks on lines the patch keeps, to be taken off once
+    # (marked, clean) lines: ``noqa`` marks on lines the patch keeps, to be taken off once
     # the rest of the patch has resolved their errors (an import whose last use went first).
     cleanups: list[tuple[str, str]]
 
