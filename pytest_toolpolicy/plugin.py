@@ -45,6 +45,17 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
     ("--toolpolicy-cache-file", True, "the cache's SQLite file"),
     ("--toolpolicy-report", True, "report directory (default reports/<model>-<dataset>-seed<N>)"),
     ("--toolpolicy-max-turns", True, "turn budget per run, both arms (default 30)"),
+    (
+        "--toolpolicy-trials",
+        True,
+        "run every item K times (sim: a seed a trial); report pass^k and each measure's spread",
+    ),
+    (
+        "--toolpolicy-candidates",
+        True,
+        "a TOML file of candidate policies, each run as its own variant cand:<name> and judged"
+        " against current",
+    ),
     ("--toolpolicy-sandbox", True, "auto (default), require (refuse without bubblewrap), degraded"),
     (
         "--toolpolicy-limits",

@@ -70,6 +70,13 @@ ERROR = "error"  # a failed call's result (and a baseline block's line): ``error
 EXIT_CODE_KEY = "exit_code"
 
 
+# The three sections of the user message by name, and the spec's order (§5: candidate toolset,
+# current state, task context). A candidate policy may order them otherwise (``PolicyConfig.
+# prompt_order``): each section keeps its heading and layout, so the reader finds them in any order.
+SECTIONS = ("tools", "state", "issue")
+SPEC_ORDER: tuple[str, ...] = SECTIONS
+
+
 def policy_user(
     tools: Sequence[str],
     ledger: Sequence[str],
@@ -77,26 +84,32 @@ def policy_user(
     total: int,
     latest: str,
     issue: str,
+    order: Sequence[str] = SPEC_ORDER,
 ) -> str:
     """The user message: ``tools`` (the candidate lines), the ledger window (``shown`` of
     ``total`` entries, one line each), the latest observation's text (``observation_text``) and
-    the issue text."""
-    return "\n".join(
-        [
-            CANDIDATES,
-            *tools,
-            "",
+    the issue text, as sections in ``order`` (a blank line between two)."""
+    check_order(order)
+    sections = {
+        "tools": [CANDIDATES, *tools],
+        "state": [
             STATE,
             f"{LEDGER} {WINDOW.format(shown=shown, total=total)}",
             *(ledger or [EMPTY_LEDGER]),
             "",
             LATEST,
             latest,
-            "",
-            ISSUE,
-            issue,
-        ]
-    )
+        ],
+        "issue": [ISSUE, issue],
+    }
+    return "\n\n".join("\n".join(sections[name]) for name in order)
+
+
+def check_order(order: Sequence[str]) -> None:
+    if sorted(order) != sorted(SECTIONS):
+        raise ValueError(
+            f"a prompt order names each of {', '.join(SECTIONS)} once, got {', '.join(order)}"
+        )
 
 
 def observation_text(record: dict[str, Any] | None, limit: int) -> str:
@@ -136,13 +149,20 @@ def is_policy(user: str) -> bool:
     return CANDIDATES in user
 
 
+def _headings() -> dict[str, str]:
+    # Looked up at each call, as every reader here does: the format may change under it.
+    return {"tools": CANDIDATES, "state": STATE, "issue": ISSUE}
+
+
 def read_policy(user: str) -> PolicyView:
     """The ledger window, its heading's counts, the latest observation and the issue of a
-    policy prompt's user message (``policy_user``)."""
-    tools = user.partition(f"{CANDIDATES}\n")[2].partition(f"\n\n{STATE}\n")[0]
-    _, _, rest = user.partition(LEDGER)
-    ledger_part, _, latest_part = rest.partition(f"\n{LATEST}\n")
-    latest_raw, _, issue = latest_part.partition(f"\n\n{ISSUE}\n")
+    policy prompt's user message (``policy_user``), whatever the order of its sections."""
+    parts = _sections(user)
+    tools = parts.get("tools", "").partition(f"{CANDIDATES}\n")[2]
+    state = parts.get("state", "")
+    _, _, rest = state.partition(LEDGER)
+    ledger_part, _, latest_raw = rest.partition(f"\n{LATEST}\n")
+    issue = parts.get("issue", "").partition(f"{ISSUE}\n")[2]
     lines = tuple(line for line in ledger_part.splitlines()[1:] if line and line != EMPTY_LEDGER)
     counts = _window_pattern(WINDOW).search(rest[:80])
     shown, total = (int(counts["shown"]), int(counts["total"])) if counts else (None, None)
@@ -160,6 +180,35 @@ def read_policy(user: str) -> PolicyView:
         latest_text=latest_text,
         issue=issue,
     )
+
+
+def _sections(user: str) -> dict[str, str]:
+    """Each section's text (its heading included) by name. The message opens with its first
+    section's heading and each other one follows a blank line. Only the issue is free text (it
+    may hold a heading line of its own); the harness's sections never do. So the first issue
+    heading is the real one, a heading found before it is real, and one that comes after the
+    issue is its last occurrence."""
+    headings = _headings()
+    first = next((n for n, h in headings.items() if user.startswith(f"{h}\n")), None)
+    if first is None:
+        return {}
+    marker = {name: f"\n\n{heading}\n" for name, heading in headings.items()}
+    starts = {first: 0}
+    issue = 0 if first == "issue" else user.find(marker["issue"]) + 2
+    if issue >= 2:
+        starts["issue"] = issue
+    for name in ("tools", "state"):
+        if name == first:
+            continue
+        before = user.find(marker[name], 0, max(issue - 2, 0))
+        found = before if before >= 0 else user.rfind(marker[name])
+        if found >= 0:
+            starts[name] = found + 2
+    names = sorted(starts, key=starts.__getitem__)
+    return {
+        name: user[starts[name] : len(user) if nxt is None else starts[nxt] - 2]
+        for name, nxt in zip(names, [*names[1:], None], strict=True)
+    }
 
 
 def entry_prefix(*fields: str) -> str:

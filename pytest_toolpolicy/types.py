@@ -101,6 +101,9 @@ class Turn:
     # calls §9's call precision counts. ``suppressed``: removed by a counterfactual rerun.
     executed: tuple[ToolCall, ...] = ()
     suppressed: tuple[ToolCall, ...] = ()
+    # What retrieval presented at each selection (the completion, then a re-selection):
+    # {"tools": [...], "fallback": None | "default-4" | "embed" | "default-4 (embedder ...)"}.
+    retrieval: tuple[dict[str, Any], ...] = ()
 
     @property
     def usage_tokens(self) -> int:
@@ -175,6 +178,7 @@ def _turn(data: dict[str, Any]) -> Turn:
         extra_selections=tuple(data["extra_selections"]),
         executed=tuple(ToolCall(**c) for c in data.get("executed", ())),
         suppressed=tuple(ToolCall(**c) for c in data.get("suppressed", ())),
+        retrieval=tuple(data.get("retrieval", ())),
     )
 
 

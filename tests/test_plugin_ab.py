@@ -486,3 +486,57 @@ def test_record_then_replay_gives_the_same_table(evals: pytest.Pytester) -> None
         result.assert_outcomes(passed=2)
         tables.append(_table(report))
     pd.testing.assert_frame_equal(tables[0], tables[1])
+
+
+CANDIDATES = '[candidate.issue-first]\nprompt_order = ["issue", "tools", "state"]\n'
+
+
+def test_trials_and_candidates_make_items_of_their_own(evals: pytest.Pytester) -> None:
+    evals.makefile(".toml", candidates=CANDIDATES)
+    result = evals.runpytest(
+        "--collect-only", "-q", "--toolpolicy=ab", "--toolpolicy-trials=2",
+        "--toolpolicy-candidates=candidates.toml", "--toolpolicy-ablate=trigger.test", *SAMPLE,
+    )  # fmt: skip
+    ids = [line.split("[", 1)[1] for line in result.outlines if "::test_instance[" in line]
+    assert len(ids) == 2 * 2 * 4  # instances x trials x (current, policy, candidate, ablation)
+    instance = ids[0].rsplit("-current-t1]", 1)[0]
+    assert ids[:8] == [
+        f"{instance}-{variant}-t{t}]"
+        for t in (1, 2)
+        for variant in ("current", "policy", "cand:issue-first", "policy-no:trigger.test")
+    ]
+
+
+def test_a_bad_candidates_file_is_a_usage_error(evals: pytest.Pytester) -> None:
+    evals.makefile(".toml", candidates="[candidate.x]\ngates_off = ['nope']\n")
+    result = evals.runpytest("--toolpolicy=ab", "--toolpolicy-candidates=candidates.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--toolpolicy-candidates *candidates.toml*unknown gate nope*"])
+
+
+@pytest.mark.slow  # a whole session of 6 items: ~8 s; make test checks ids, measures, seeds
+def test_a_run_with_trials_and_a_candidate_reports_both(evals: pytest.Pytester) -> None:
+    evals.makefile(".toml", candidates=CANDIDATES)
+    report = evals.path / "report"
+    result = evals.runpytest_subprocess(
+        "--toolpolicy=ab", "--toolpolicy-sample=1", "--toolpolicy-trials=2", SHORT,
+        "--toolpolicy-candidates=candidates.toml", f"--toolpolicy-report={report}", "-n", "2",
+    )  # fmt: skip
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(
+        [
+            "trials: 2 runs of every item (sim: one seed a trial)",
+            "arm/variant * pass^k",
+            "cand:issue-first *",
+            "candidate issue-first: *",
+            "  power: *",
+            "trials: 2 per instance; pass^k = instances resolved in all 2; spread = sd over*",
+        ]
+    )
+    results = pd.read_parquet(report / "results.parquet")
+    assert sorted(results["trial"]) == [1, 1, 1, 2, 2, 2]
+    assert results["item"].str.endswith(("-t1", "-t2")).all()
+    # A seed a trial: the simulator's two trials of an item are runs of their own.
+    lines = (report / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()
+    seeds = {(json.loads(t)["meta"]["trial"], json.loads(t)["meta"]["sim_seed"]) for t in lines}
+    assert seeds == {(1, 0), (2, 1)}

@@ -253,7 +253,10 @@ def _run(runs: dict, index: int, arm: str, workdir: Path) -> dict:
     }
 
 
-@pytest.mark.parametrize(("index", "arm"), [(0, "policy"), (1, "current")])
+@pytest.mark.parametrize(
+    ("index", "arm"),
+    [(0, "policy"), pytest.param(1, "current", marks=pytest.mark.slow)],  # ~5 s a run
+)
 def test_the_simulator_decides_alike_under_a_changed_format(
     runs: dict, index: int, arm: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

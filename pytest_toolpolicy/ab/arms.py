@@ -18,6 +18,8 @@ from ..models.base import Model
 from ..models.tool_layer import tool_layer
 from ..policy.config import PolicyConfig
 from ..policy.loop import PolicyLoop, Task
+from ..policy.retrieve import EmbedderSource
+from ..primitives.embedder import shared_embedder
 from ..primitives.envelope import Envelope
 from ..primitives.sandbox import Sandbox
 from ..primitives.toolbox import Toolbox
@@ -113,13 +115,18 @@ def build_loop(
     variant: str | None = None,
     dispatch: Dispatch | None = None,
     suppress: Callable[[ToolCall], bool] | None = None,
+    embedder: EmbedderSource | None = shared_embedder,
 ) -> PolicyLoop | CurrentLoop:
+    """``embedder``: what ``RETRIEVE=embed`` ranks tools with when the keyword map finds
+    nothing (spec §4.2), by default the offline model ``search_code`` uses, loaded the first
+    time the fallback fires (never, with the gate off)."""
     check_arm(arm)
     if arm == "policy":
         return PolicyLoop(
             toolbox,
             model,
             config,
+            embedder=embedder,
             variant=variant or "policy",
             dispatch=dispatch,
             suppress=suppress,

@@ -80,7 +80,9 @@ class Generation:
     logprobs: int = 0
     local: LocalServerOptions = field(default_factory=LocalServerOptions)
 
-    def options_for(self, arm: str) -> RequestOptions:
+    def options_for(self, arm: str, trial: int = 1) -> RequestOptions:
+        """What ``arm``'s requests carry in repeated trial ``trial`` (1..K): a given seed moves
+        on by one a trial, so a server that honours seeds answers each trial afresh."""
         from ..current.prompt import REPLY_SCHEMA as CURRENT_SCHEMA
         from ..models.request_options import RequestOptions, json_schema_format
         from ..policy.parse import REPLY_SCHEMA as POLICY_SCHEMA
@@ -89,9 +91,10 @@ class Generation:
         schema = schemas[arm] if self.structured == "json" else None
         return RequestOptions(
             max_completion_tokens=self.max_output.get(arm),
-            seed=self.seed,
+            seed=None if self.seed is None else self.seed + trial - 1,
             response_format=json_schema_format(f"{arm}_reply", schema) if schema else None,
             top_logprobs=self.logprobs or None,
+            trial=trial,
         )
 
     def record(self) -> dict[str, Any]:

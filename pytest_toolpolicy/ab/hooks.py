@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from .row import ItemSpec
+from .schema import item_of
 from .session import ABSession
 
 
@@ -61,7 +62,7 @@ class ABHooks:
         from .report import finish
 
         results = ab.results()
-        ids = [f"{r['instance_id']}-{r['variant']}" for _, r in results.iterrows()]
+        ids = [item_of(r) for _, r in results.iterrows()]
         report = ab.settings.report
         done = finish(results, ab.meta(), ab.trajectories(ids), report, gate=ab.settings.gate)
         ab.summary, ab.gate_failed, ab.write_error = done.lines, done.gate_failed, done.write_error

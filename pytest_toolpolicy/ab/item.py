@@ -3,6 +3,7 @@ into its results row)."""
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import shutil
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from ..paths import safe_name
 from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox
 from ..types import Trajectory
+from .candidates import Candidate
 from .generation import Generation
 from .memo import ExecutionMemo
 from .pipeline import RunSetup, run_instance
@@ -27,7 +29,9 @@ class Harness:
     """What every item of a session shares."""
 
     instances: dict[str, Instance]
-    make_model: Callable[[], Model]  # a fresh model per item: no state leaks between items
+    # A model per item (no state leaks between items), given the item's trial (1..K): a
+    # simulator's seed moves on with it.
+    make_model: Callable[[int], Model]
     workdir: Path
     sandbox: Sandbox
     memo: ExecutionMemo | None = None
@@ -38,6 +42,7 @@ class Harness:
     gold_dir: Path | None = None
     meta: dict[str, Any] = field(default_factory=dict)  # model, seed, dataset: copied to rows
     generation: Generation = field(default_factory=Generation)  # what every request carries
+    candidates: dict[str, Candidate] = field(default_factory=dict)  # by name
 
 
 def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajectory]:
@@ -64,20 +69,28 @@ def _run_item(
     spec: ItemSpec, harness: Harness, directory: Path
 ) -> tuple[dict[str, Any], Trajectory]:
     instance = harness.instances[spec.instance_id]
-    config = harness.config.without(spec.gate) if spec.gate else harness.config
+    config, generation = harness.config, harness.generation
+    if spec.gate:
+        config = config.without(spec.gate)
+    elif spec.candidate:
+        candidate = harness.candidates[spec.candidate]
+        config = candidate.config(config)
+        if candidate.structured:
+            generation = dataclasses.replace(generation, structured=candidate.structured)
     setup = RunSetup(
         sandbox=harness.sandbox,
         repos=harness.repos,
         tests_visible=harness.tests_visible,
         memo=harness.memo,
-        generation=harness.generation,
+        generation=generation,
         counterfactual=harness.counterfactual,
         meta={"seed": harness.meta.get("seed"), "dataset": harness.meta.get("dataset")},
+        trial=spec.trial,
     )
     run = run_instance(
         instance,
         spec.arm,
-        harness.make_model(),
+        harness.make_model(spec.trial or 1),
         directory,
         config=config,
         variant=spec.variant,

@@ -12,6 +12,7 @@ exact fractions: a threshold such as "≥ current − 0.03" must not flip on a f
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -28,9 +29,15 @@ COLUMNS = (
     "resolved", "resolve", "cost", "tokens", "tokens_total",
     "calls", "necessary", "call_precision", "sel_correct", "sel_attempted", "selection_accuracy",
     "underspecified", "abstained_correct", "abstention",
+    "resolvable", "abstained_false", "false_abstention",
+    "instances", "trials", "passed_all", "pass_k",
+    "sd_resolve", "sd_cost", "sd_tokens", "sd_call_precision", "sd_selection_accuracy",
+    "acts", "blocked", "prompt_tokens", "cached_tokens", "cached_share",
     "cf_cost_usd", "cf_tokens", "cf_model_calls", "cf_tool_executions",
     "replies", "replies_parsed",
 )  # fmt: skip
+# A run is identified by its instance, seed and trial; anything else differing is the variant.
+RUN_KEYS = ("instance_id", "seed", "trial")
 
 
 def to_fraction(x: float | None) -> Fraction | None:
@@ -52,20 +59,34 @@ def _mean_cost(costs: pd.Series) -> float:
     return float(sum((Fraction(repr(float(c))) for c in costs), Fraction(0)) / len(costs))
 
 
-def incomplete_instances(results: pd.DataFrame) -> set[tuple[str, object]]:
-    """(instance, seed) pairs with an item that was not measured (a harness fault, a model
-    error); the same pairing as the paired statistics."""
+def trials_of(rows: pd.DataFrame) -> pd.Series:
+    """Each row's trial (1 where a row predates trials, or failed before it had one)."""
+    if "trial" not in rows:
+        return pd.Series(1, index=rows.index)
+    return pd.to_numeric(rows["trial"], errors="coerce").fillna(1).astype(int)
+
+
+def run_keys(rows: pd.DataFrame) -> pd.Series:
+    """(instance, seed, trial) of each row: the same pairing as the paired statistics."""
+    return pd.Series(
+        list(zip(rows["instance_id"], rows["seed"], trials_of(rows), strict=True)),
+        index=rows.index,
+    )
+
+
+def incomplete_instances(results: pd.DataFrame) -> set[tuple[object, ...]]:
+    """(instance, seed, trial) runs with an item that was not measured (a harness fault, a
+    model error), left out of every variant."""
     if not len(results):
         return set()
-    failed = results[results["status"] != "ok"]
-    return set(zip(failed["instance_id"], failed["seed"], strict=True))
+    return set(run_keys(results[results["status"] != "ok"]))
 
 
 def _keys(rows: pd.DataFrame) -> pd.Series:
-    return pd.Series(list(zip(rows["instance_id"], rows["seed"], strict=True)), index=rows.index)
+    return run_keys(rows)
 
 
-def _variant_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[str, object]:
+def _variant_row(rows: pd.DataFrame, excluded: set[tuple[object, ...]]) -> dict[str, object]:
     # Every variant is measured on the same instances (spec §9: the identical sample), so an
     # instance with an unmeasured item anywhere is left out of all of them.
     ok = rows[(rows["status"] == "ok") & ~_keys(rows).isin(excluded)]
@@ -74,7 +95,10 @@ def _variant_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[
     calls, necessary = int(ok["calls"].sum()), int(ok["necessary_calls"].sum())
     correct, attempted = int(ok["selection_correct"].sum()), int(ok["selection_attempted"].sum())
     under = ok["underspecified"].astype(bool)
-    abstained_correct = int((under & ok["abstained"].astype(bool)).sum())
+    abstained = ok["abstained"].astype(bool)
+    abstained_correct = int((under & abstained).sum())
+    # Abstaining where a fix was expected: the same definition, on the resolvable instances.
+    abstained_false = int((~under & abstained).sum())
     tokens_total = int(ok["tokens"].sum())
     gate = rows["gate"].dropna()
     models = rows["model"].dropna().unique()
@@ -101,6 +125,14 @@ def _variant_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[
         "underspecified": int(under.sum()),
         "abstained_correct": abstained_correct,
         "abstention": _ratio(abstained_correct, int(under.sum())),
+        "resolvable": int((~under).sum()),
+        "abstained_false": abstained_false,
+        "false_abstention": _ratio(abstained_false, int((~under).sum())),
+        **_trial_figures(ok),
+        "acts": _summed_json(ok, "gate_acts"),
+        "blocked": _summed_json(ok, "gate_blocked"),
+        # What a provider's prefix cache served (the cost measure prices it at the cached rate).
+        **_cache_share(ok),
         "cf_cost_usd": float(ok["cf_cost_usd"].sum()),
         "cf_tokens": int(ok["cf_tokens"].sum()),
         "cf_model_calls": int(ok["cf_model_calls"].sum()),
@@ -109,6 +141,68 @@ def _variant_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[
         # is a fact about the run, not a measure of the sample.
         **{name: _count(rows, name) for name in ("replies", "replies_parsed")},
     }
+
+
+def _trial_figures(ok: pd.DataFrame) -> dict[str, object]:
+    """With several trials per instance: pass^k (the share of instances every one of whose K
+    trials resolved) and each measure's spread (the standard deviation of its value over the
+    trials, each trial taken as a run of the whole sample); NaN with one trial."""
+    trial = trials_of(ok)
+    k = int(trial.max()) if len(ok) else 1
+    by_instance = ok.assign(_trial=trial).groupby("instance_id")
+    instances = int(by_instance.ngroups)
+    passed_all = int(by_instance["resolved"].apply(lambda r: bool(r.astype(bool).all())).sum())
+    out: dict[str, object] = {
+        "instances": instances,
+        "trials": k,
+        "passed_all": passed_all,
+        "pass_k": _ratio(passed_all, instances) if k > 1 else math.nan,
+    }
+    for name in MEASURES:
+        out[f"sd_{name}"] = math.nan
+    if k > 1:
+        per_trial = [_variant_row_plain(ok[trial == t]) for t in sorted(set(trial))]
+        for name in MEASURES:
+            values = pd.Series([row[name] for row in per_trial], dtype=float).dropna()
+            out[f"sd_{name}"] = float(values.std(ddof=1)) if len(values) > 1 else math.nan
+    return out
+
+
+def _variant_row_plain(ok: pd.DataFrame) -> dict[str, float]:
+    """The five measures of measured rows, for one trial's spread."""
+    n = len(ok)
+    return {
+        "resolve": _ratio(int(ok["resolved"].sum()), n),
+        "cost": _mean_cost(ok["cost_usd"]),
+        "tokens": _ratio(int(ok["tokens"].sum()), n),
+        "call_precision": _ratio(int(ok["necessary_calls"].sum()), int(ok["calls"].sum())),
+        "selection_accuracy": _ratio(
+            int(ok["selection_correct"].sum()), int(ok["selection_attempted"].sum())
+        ),
+    }
+
+
+def _cache_share(ok: pd.DataFrame) -> dict[str, object]:
+    prompt, cached = (_count(ok, column) for column in ("prompt_tokens", "cached_tokens"))
+    return {
+        "prompt_tokens": prompt,
+        "cached_tokens": cached,
+        "cached_share": _ratio(cached, prompt),
+    }
+
+
+def _summed_json(rows: pd.DataFrame, column: str) -> str:
+    """A JSON column of per-gate counts, summed over the rows (as JSON text)."""
+    total: dict[str, int] = {}
+    if column in rows:
+        for text in rows[column].dropna():
+            try:
+                counts = json.loads(text) if isinstance(text, str) else {}
+            except ValueError:
+                continue
+            for gate, count in counts.items():
+                total[gate] = total.get(gate, 0) + int(count)
+    return json.dumps(total, sort_keys=True)
 
 
 def _count(rows: pd.DataFrame, column: str) -> int:
@@ -134,7 +228,7 @@ def row_of(table: pd.DataFrame, variant: str) -> pd.Series:
     return found
 
 
-def _sampled_row(rows: pd.DataFrame, excluded: set[tuple[str, object]]) -> dict[str, object]:
+def _sampled_row(rows: pd.DataFrame, excluded: set[tuple[object, ...]]) -> dict[str, object]:
     shared = _variant_row(rows, excluded)
     if shared["n"]:
         return shared

@@ -9,41 +9,65 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .fmt import plural
-from .measures import OWN
+from .measures import OWN, RUN_KEYS, trials_of
+from .schema import repo_of
 from .stats import mcnemar_exact, paired_bootstrap
 
-# A run is identified by its instance and seed; anything else differing is the variant itself.
-PAIR_KEYS = ["instance_id", "seed"]
+# A run is identified by its instance, seed and trial; anything else differing is the variant.
+PAIR_KEYS = list(RUN_KEYS)
 
 
 @dataclass(frozen=True)
 class Paired:
-    n_pairs: int
+    n_pairs: int  # (instance, trial) pairs: every trial counts
     b: int  # reference resolved, variant not
     c: int  # variant resolved, reference not
     mcnemar_p: float
-    cost_ci: tuple[float, float]  # 95% CI of mean per-instance (variant − reference) $
-    tokens_ci: tuple[float, float]  # 95% CI of mean per-instance (variant − reference) tokens
+    cost_ci: tuple[float, float]  # 95% CI of mean per-pair (variant − reference) $
+    tokens_ci: tuple[float, float]  # 95% CI of mean per-pair (variant − reference) tokens
+    resolve_ci: tuple[float, float] = (float("nan"), float("nan"))  # of the resolve difference
+    clustered_by: str | None = None  # "repo", "instance" (trials), or None: pairs resampled
 
 
 def paired(results: pd.DataFrame, variant: str, reference: str, seed: int = 0) -> Paired:
     """Only instances run without a harness fault in both variants count, so each pair is a like
-    for like comparison; unmatched items still count in the measures but not here."""
-    ok = results[results["status"] == "ok"]
-    cols = [*PAIR_KEYS, "resolved", "cost_usd", "tokens"]
+    for like comparison; unmatched items still count in the measures but not here. With several
+    repositories the intervals resample whole repositories; with several trials and one
+    repository, whole instances."""
+    ok = results[results["status"] == "ok"].assign(trial=lambda f: trials_of(f))
+    if "repo" not in ok or ok["repo"].isna().any():
+        ok = ok.assign(repo=ok["instance_id"].map(repo_of))
+    cols = [*PAIR_KEYS, "repo", "resolved", "cost_usd", "tokens"]
     ours = ok.loc[ok["variant"] == variant, cols]
-    theirs = ok.loc[ok["variant"] == reference, cols]
+    theirs = ok.loc[ok["variant"] == reference, cols].drop(columns="repo")
     both = ours.merge(theirs, on=PAIR_KEYS, suffixes=("", "_ref")).sort_values(PAIR_KEYS)
     won = both["resolved"].astype(bool)
     had = both["resolved_ref"].astype(bool)
     b, c = int((had & ~won).sum()), int((won & ~had).sum())
+    by = None
+    if both["repo"].nunique() > 1:
+        by = "repo"
+    elif both["trial"].nunique() > 1:
+        by = "instance"
+    clusters = None if by is None else both["repo" if by == "repo" else "instance_id"]
+
+    def interval(column: str) -> tuple[float, float]:
+        return paired_bootstrap(
+            both[column].astype(float),
+            both[f"{column}_ref"].astype(float),
+            seed=seed,
+            clusters=clusters,
+        )
+
     return Paired(
         n_pairs=len(both),
         b=b,
         c=c,
         mcnemar_p=mcnemar_exact(b, c),
-        cost_ci=paired_bootstrap(both["cost_usd"], both["cost_usd_ref"], seed=seed),
-        tokens_ci=paired_bootstrap(both["tokens"], both["tokens_ref"], seed=seed),
+        cost_ci=interval("cost_usd"),
+        tokens_ci=interval("tokens"),
+        resolve_ci=interval("resolved"),
+        clustered_by=by,
     )
 
 

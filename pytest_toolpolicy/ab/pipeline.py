@@ -51,6 +51,7 @@ class RunSetup:
     graded: bool = True  # a fault rate needs only the trajectory
     counterfactual: bool = False  # rerun each call of a resolved run to score necessary calls
     meta: Mapping[str, Any] = field(default_factory=dict)  # seed, dataset: into the trajectory
+    trial: int | None = None  # which of --toolpolicy-trials K runs (None: the only one)
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,9 @@ def run_instance(
     )
     # The session's request settings sit outside the cache (its key is the request as sent)
     # and inside the counterfactual record (a rerun sends the same requests).
-    sent = with_options(model, setup.generation.options_for(arm)) if setup.generation else model
+    trial = setup.trial or 1
+    generation = setup.generation
+    sent = with_options(model, generation.options_for(arm, trial)) if generation else model
     record: dict[Any, Completion] = {}
     first: Model = RecordedModel(sent, record, serve=False) if setup.counterfactual else sent
     dispatch, memo = dispatch_for(arm, instance.instance_id, prepared, setup.memo, model)
@@ -135,6 +138,10 @@ def run_instance(
         "grade": dataclasses.asdict(graded) if graded else None,
         **({"counterfactual": dataclasses.asdict(precision)} if precision else {}),
         "tools": dataclasses.asdict(memo.stats),
+        "repo": instance.repo,
+        "trial": setup.trial,
+        # The simulator's own seed (the session's seed, moved on by one a trial).
+        **({"sim_seed": seed} if isinstance(seed := getattr(model, "seed", None), int) else {}),
         **setup.meta,
         **({"generation": setup.generation.record()} if setup.generation else {}),
     }

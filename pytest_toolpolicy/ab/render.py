@@ -15,7 +15,12 @@ import pandas as pd
 
 from .decision import no_decision_reason
 from .measures import NONE, OWN, row_of
-from .schema import gate_of
+from .schema import CANDIDATE_PREFIX, gate_of, item_of
+
+
+def candidate_of(variant: str) -> str | None:
+    return variant[len(CANDIDATE_PREFIX) :] if variant.startswith(CANDIDATE_PREFIX) else None
+
 
 SIM_DISCLAIMER = (
     "sim is a fault-injecting simulator, not a language model: these figures measure the harness "
@@ -30,7 +35,11 @@ LOCAL_DISCLAIMERS = {
     " model (no instruction tuning) on this machine's CPU: real tokens and latencies, not a"
     " strong model's skill; temperature 0 is not bit-reproducible across runs, a recording is"
 }
-COMPACT = ("arm/variant", "resolve", "$/inst", "tok/inst", "call-prec", "sel-acc", "abstain")
+COMPACT = (
+    "arm/variant", "resolve", "$/inst", "tok/inst", "call-prec", "sel-acc", "abstain",
+    "false-abst",
+)  # fmt: skip
+PASS_K = "pass^k"  # a column of its own only when instances ran several trials
 # A row not on the shared sample says so where it is read first: its name.
 SAMPLE_LABELS = {OWN: " (own items, unpaired)", NONE: " (none measured)"}
 UNDECIDED = ("no decision", "no paired verdict", "no verdict")
@@ -58,6 +67,13 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
     if meta.get("excluded"):
         shown = "; ".join(meta["excluded"][:3]) + ("; ..." if len(meta["excluded"]) > 3 else "")
         lines.append(f"excluded (cannot run here): {len(meta['excluded'])}: {shown}")
+    if isinstance(meta.get("trials"), int) and meta["trials"] > 1:
+        lines.append(
+            f"trials: {meta['trials']} runs of every item"
+            + (" (sim: one seed a trial)" if meta.get("is_sim") else "")
+        )
+    for name, what in (meta.get("candidates") or {}).items():
+        lines.append(f"candidate {name}: {what}")
     if meta.get("ablation_skipped"):
         skipped = ", ".join(meta["ablation_skipped"])
         lines.append(f"not ablated (off in the candidate policy): {skipped}")
@@ -89,7 +105,17 @@ def _frac(x: float, num: int, den: int) -> str:
     return f"{_num(x, '.3f')} ({num}/{den})"
 
 
+def _trials(table: pd.DataFrame) -> int:
+    values = pd.to_numeric(table.get("trials", pd.Series(dtype=float)), errors="coerce")
+    return int(values.max()) if len(values.dropna()) else 1
+
+
+def compact_header(table: pd.DataFrame) -> list[str]:
+    return [*COMPACT, PASS_K] if _trials(table) > 1 else list(COMPACT)
+
+
 def compact_rows(table: pd.DataFrame) -> list[list[str]]:
+    several = _trials(table) > 1
     return [
         [
             str(variant) + SAMPLE_LABELS.get(str(r.get("sample")), ""),
@@ -99,6 +125,8 @@ def compact_rows(table: pd.DataFrame) -> list[list[str]]:
             _frac(r["call_precision"], r["necessary"], r["calls"]),
             _frac(r["selection_accuracy"], r["sel_correct"], r["sel_attempted"]),
             _frac(r["abstention"], r["abstained_correct"], r["underspecified"]),
+            _frac(r["false_abstention"], r["abstained_false"], r["resolvable"]),
+            *([_frac(r["pass_k"], r["passed_all"], r["instances"])] if several else []),
         ]
         for variant, r in table.iterrows()
     ]
@@ -114,6 +142,64 @@ def _aligned(rows: list[list[str]]) -> list[str]:
 
 def _stats(r: pd.Series) -> str:
     return f"McNemar p = {_num(r['mcnemar_p'], '.4g')} (b={r['mcnemar_b']}, c={r['mcnemar_c']})"
+
+
+def _ratios(r: pd.Series) -> str:
+    return (
+        f"cost {_num(r['cost_ratio'], '.2f')}\u00d7, tokens {_num(r['tokens_ratio'], '.2f')}\u00d7"
+    )
+
+
+def _power(r: pd.Series) -> list[str]:
+    """The power of the verdict's resolve comparison, and its interval, under it."""
+    note = r.get("power_note")
+    if not isinstance(note, str):
+        return []
+    low, high = r.get("resolve_ci_low"), r.get("resolve_ci_high")
+    interval = ""
+    if isinstance(low, float) and not math.isnan(low):
+        by = r.get("ci_clustered_by")
+        how = f", clustered by {by}" if isinstance(by, str) else ""
+        interval = f"; resolve difference 95% CI [{low:+.3f}, {high:+.3f}]{how}"
+    return [f"  {note}{interval}"]
+
+
+def _acted(r: pd.Series) -> str:
+    """How often the gate acted in the full policy's runs: never is no evidence."""
+    acts, blocked = r.get("gate_acts"), r.get("gate_blocked")
+    if not isinstance(acts, (int, float)) or math.isnan(acts):
+        return ""
+    if acts:
+        return f" (acted {int(acts)}\u00d7)"
+    why = (
+        f": its model could not be loaded ({int(blocked)}\u00d7)"
+        if isinstance(blocked, (int, float)) and blocked
+        else ""
+    )
+    return f" (never acted here{why}: no change is no evidence either way)"
+
+
+def _trial_lines(table: pd.DataFrame) -> list[str]:
+    """With several trials: each variant's spread, the standard deviation over trials."""
+    k = _trials(table)
+    if k <= 1:
+        return []
+    lines = [
+        f"trials: {k} per instance; pass^k = instances resolved in all {k}; spread = sd over trials:"
+    ]
+    for variant, r in table.iterrows():
+        spread = ", ".join(
+            f"{name} \u00b1{_num(r[f'sd_{name}'], fmt)}"
+            for name, fmt in (
+                ("resolve", ".3f"),
+                ("cost", ".4f"),
+                ("tokens", ".0f"),
+                ("call_precision", ".3f"),
+                ("selection_accuracy", ".3f"),
+            )
+        )
+        lines.append(f"  {variant}: {spread}")
+    return lines
 
 
 def _undecided(verdict: object) -> bool:
@@ -133,18 +219,44 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
         lines += [shown, *([details] if isinstance(details, str) else [])]
     else:
         p = row_of(table, "policy")
-        ratios = f"cost {_num(p['cost_ratio'], '.2f')}\u00d7, tokens {_num(p['tokens_ratio'], '.2f')}\u00d7"
-        lines.append(f"verdict: {p['verdict']} | {_stats(p)}; {ratios}")
+        lines.append(f"verdict: {p['verdict']} | {_stats(p)}; {_ratios(p)}")
+        lines += _power(p)
+    for variant, r in table.iterrows():
+        name = candidate_of(str(variant))
+        if name is None:
+            continue
+        if _undecided(r["verdict"]):
+            lines.append(
+                f"candidate {name}: {'no verdict (as above)' if r['verdict'] == shown else r['verdict']}"
+            )
+        else:
+            beyond = r.get("acted_beyond")
+            acted = (
+                f" (acting beyond the policy: {beyond})"
+                if isinstance(beyond, str) and beyond
+                else ""
+            )
+            lines.append(f"candidate {name}: {r['verdict']}{acted} | {_stats(r)}; {_ratios(r)}")
+            lines += _power(r)
     for variant, r in table.iterrows():
         gate = gate_of(str(variant))
         if gate is None:
             continue
         if not _undecided(r["verdict"]):
-            lines.append(f"gate {gate}: {r['verdict']} | {_stats(r)}")
+            lines.append(f"gate {gate}: {r['verdict']}{_acted(r)} | {_stats(r)}")
         else:  # no statistics exist without pairs; a reason already printed is not repeated
             lines.append(
                 f"gate {gate}: {'no verdict (as above)' if r['verdict'] == shown else r['verdict']}"
             )
+    lines += _trial_lines(table)
+    if (
+        "cached_share" in table
+        and pd.to_numeric(table["cached_share"], errors="coerce").gt(0).any()
+    ):
+        shown = ", ".join(
+            f"{variant} {_num(r['cached_share'] * 100, '.0f')}%" for variant, r in table.iterrows()
+        )
+        lines.append(f"prompt tokens served from the prefix cache: {shown}")
     if "replies" in table and table["replies"].sum():
         shown = ", ".join(
             f"{variant} {int(r['replies_parsed'])}/{int(r['replies'])}"
@@ -183,7 +295,7 @@ def failure_lines(results: pd.DataFrame, limit: int = 20) -> list[str]:
     for _, r in failed.head(limit).iterrows():
         error = str(r.get("error") or "").strip().splitlines() or [""]
         reason = error[0] if len(error[0]) <= 160 else error[0][:159] + "\u2026"
-        rows.append([f"{r['instance_id']}-{r['variant']}", str(r["status"]), reason])
+        rows.append([item_of(r), str(r["status"]), reason])
     lines = [f"not measured: {len(failed)} of {len(results)} items", *_aligned(rows)]
     if len(failed) > limit:
         lines.append(f"... and {len(failed) - limit} more (results.parquet has them all)")
@@ -191,14 +303,17 @@ def failure_lines(results: pd.DataFrame, limit: int = 20) -> list[str]:
 
 
 def render_text(table: pd.DataFrame, meta: dict[str, Any]) -> str:
-    body = _aligned([list(COMPACT), *compact_rows(table)]) if len(table) else ["(no results)"]
+    body = (
+        _aligned([compact_header(table), *compact_rows(table)]) if len(table) else ["(no results)"]
+    )
     return "\n".join([*header_lines(meta), "", *body, "", *summary_lines(table)]) + "\n"
 
 
 def render_markdown(table: pd.DataFrame, meta: dict[str, Any]) -> str:
     rows = compact_rows(table)
+    header = compact_header(table)
     lines = [f"# {header_lines(meta)[0]}", "", *(f"{line}  " for line in header_lines(meta)[1:])]
-    lines += ["", "| " + " | ".join(COMPACT) + " |", "|" + "---|" * len(COMPACT)]
+    lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     lines += ["", *(f"- {line}" for line in summary_lines(table))]
     # An undecided row's details are its reason, already in the summary, not criteria.

@@ -15,8 +15,8 @@ from typing import Any
 
 from ..bench.gold import GoldError, load_gold
 from ..types import Trajectory
-from . import counterfactual, selection
-from .schema import SPECS
+from . import counterfactual, gate_acts, selection
+from .schema import CANDIDATE_PREFIX, SPECS, repo_of
 
 
 @dataclass(frozen=True)
@@ -24,16 +24,20 @@ class ItemSpec:
     instance_id: str
     arm: str  # policy | current
     gate: str | None = None  # the gate an ablation variant turns off
+    candidate: str | None = None  # the candidate policy a cand:<name> variant runs
+    trial: int | None = None  # 1..K with --toolpolicy-trials K > 1; None: one trial
 
     @property
     def variant(self) -> str:
         if self.arm == "current":
             return "current"
-        return f"policy-no:{self.gate}" if self.gate else "policy"
+        if self.gate:
+            return f"policy-no:{self.gate}"
+        return f"{CANDIDATE_PREFIX}{self.candidate}" if self.candidate else "policy"
 
     @property
     def id(self) -> str:
-        return f"{self.instance_id}-{self.variant}"
+        return f"{self.instance_id}-{self.variant}" + (f"-t{self.trial}" if self.trial else "")
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class Source:
     selection_attempted: int
     abstained: bool
     duration_s: float
+    acts: dict[str, int]  # each gate's acts (gate_acts.py); {} for the baseline
+    blocked: dict[str, int]  # a gate's chances to act that it could not take
 
 
 def source_of(
@@ -86,6 +92,8 @@ def source_of(
         selection_attempted=attempted,
         abstained=selection.abstained(trajectory),
         duration_s=duration_s,
+        acts=gate_acts.acts(trajectory) if trajectory.arm == "policy" else {},
+        blocked=gate_acts.blocked(trajectory) if trajectory.arm == "policy" else {},
     )
 
 
@@ -102,11 +110,14 @@ def error_row(spec: ItemSpec, harness_meta: dict[str, Any], error: str) -> dict[
     """A harness fault: recorded, counted apart, never measured."""
     return {
         "instance_id": spec.instance_id,
+        "item": spec.id,
         "arm": spec.arm,
         "variant": spec.variant,
         "gate": spec.gate,
         "model": harness_meta.get("model"),
         "seed": harness_meta.get("seed"),
+        "trial": spec.trial or 1,
+        "repo": repo_of(spec.instance_id),
         "dataset": harness_meta.get("dataset"),
         "status": "error",
         "error": error,
@@ -132,9 +143,12 @@ def _model_error(trajectory: Trajectory) -> str | None:
 
 
 def spec_of(trajectory: Trajectory) -> ItemSpec:
+    variant = trajectory.variant
     prefix = "policy-no:"
-    gate = trajectory.variant[len(prefix) :] if trajectory.variant.startswith(prefix) else None
-    return ItemSpec(trajectory.instance_id, trajectory.arm, gate)
+    gate = variant[len(prefix) :] if variant.startswith(prefix) else None
+    candidate = variant[len(CANDIDATE_PREFIX) :] if variant.startswith(CANDIDATE_PREFIX) else None
+    trial = trajectory.meta.get("trial")
+    return ItemSpec(trajectory.instance_id, trajectory.arm, gate, candidate, trial or None)
 
 
 def _selection(trajectory: Trajectory, gold_dir: Path | None) -> tuple[int, int]:

@@ -17,6 +17,7 @@ tokens of their own; that spend is reported apart and never enters the five meas
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,22 @@ class Column:
     read: Callable[[Source], Any]
 
 
+def item_of(row: Any) -> str:
+    """A row's item id (rows saved before the ``item`` column: instance and variant)."""
+    item = row.get("item") if hasattr(row, "get") else None
+    if isinstance(item, str) and item:
+        return item
+    return f"{row['instance_id']}-{row['variant']}"
+
+
+def repo_of(instance_id: str) -> str:
+    """An instance's repository by SWE-bench's id convention (``owner__name-number``; the
+    bundled ones are ``bundled__project-N``), for rows whose trajectory does not name it."""
+    owner, sep, rest = instance_id.partition("__")
+    name = rest.rsplit("-", 1)[0] if "-" in rest else rest
+    return f"{owner}/{name}" if sep else instance_id.rsplit("-", 1)[0]
+
+
 def _nan_if_none(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
@@ -46,13 +63,19 @@ SPECS: tuple[Column, ...] = (
         lambda s: s.trajectory.instance_id,
     ),
     Column(
+        "item",
+        "str — the item's id: <instance>-<variant>, and -t<trial> when items ran several trials",
+        lambda s: s.spec.id,
+    ),
+    Column(
         "arm",
         'str — "policy" or "current"',
         lambda s: s.spec.arm,
     ),
     Column(
         "variant",
-        'str — "current", "policy", or "policy-no:<gate>" (the policy with one gate removed)',
+        'str — "current", "policy", "cand:<name>" (a candidate policy of'
+        ' --toolpolicy-candidates), or "policy-no:<gate>" (the policy with one gate removed)',
         lambda s: s.spec.variant,
     ),
     Column(
@@ -69,6 +92,16 @@ SPECS: tuple[Column, ...] = (
         "seed",
         "int — the run's RNG seed",
         lambda s: s.meta.get("seed"),
+    ),
+    Column(
+        "trial",
+        "int — which of the --toolpolicy-trials runs of this instance and variant (1..K)",
+        lambda s: int(s.meta.get("trial") or 1),
+    ),
+    Column(
+        "repo",
+        "str — the instance's repository (owner/name); intervals are clustered by it",
+        lambda s: s.meta.get("repo") or repo_of(s.trajectory.instance_id),
     ),
     Column(
         "dataset",
@@ -189,6 +222,18 @@ SPECS: tuple[Column, ...] = (
         lambda s: s.abstained,
     ),
     Column(
+        "gate_acts",
+        "str — JSON {gate: times it acted in this run} (policy arms; gate_acts.py says what an"
+        ' act is); "{}" for the baseline',
+        lambda s: json.dumps(s.acts, sort_keys=True),
+    ),
+    Column(
+        "gate_blocked",
+        "str — JSON {gate: times it had its chance and could not act} (the embedding fallback"
+        " without its model)",
+        lambda s: json.dumps(s.blocked, sort_keys=True),
+    ),
+    Column(
         "cf_reruns",
         "int — counterfactual reruns made to score necessary_calls",
         lambda s: int(s.cf.get("reruns", 0)),
@@ -238,6 +283,7 @@ OPTIONAL_COLUMNS: dict[str, str] = {
 
 ARMS = ("current", "policy")
 ABLATION_PREFIX = "policy-no:"
+CANDIDATE_PREFIX = "cand:"
 # Spec §9: the ablation rule is applied first to the two weakest a-priori cases.
 FIRST_ABLATIONS = ("retrieve.embed", "trust.round_trip")
 
@@ -251,12 +297,26 @@ def gate_of(variant: str) -> str | None:
 
 
 def variant_order(variants: list[str] | set[str]) -> list[str]:
-    """current, policy, then the ablations: the spec's first two, then the rest by name."""
+    """current, policy, the candidates by name, then the ablations: the spec's first two, then
+    the rest by name."""
     present = set(variants)
     head = [v for v in ARMS if v in present]
+    candidates = sorted(v for v in present if v.startswith(CANDIDATE_PREFIX))
     gates = sorted(g for v in present if (g := gate_of(v)) is not None)
     gates.sort(
         key=lambda g: FIRST_ABLATIONS.index(g) if g in FIRST_ABLATIONS else len(FIRST_ABLATIONS)
     )
-    others = sorted(v for v in present if v not in ARMS and gate_of(v) is None)
-    return head + [ablation_variant(g) for g in gates] + others
+    others = sorted(
+        v
+        for v in present
+        if v not in ARMS and gate_of(v) is None and not v.startswith(CANDIDATE_PREFIX)
+    )
+    return head + candidates + [ablation_variant(g) for g in gates] + others
+
+
+def reference_of(variant: str) -> str | None:
+    """What a variant is judged against: the policy and each candidate against current (the
+    decision rule), an ablation against the policy (the ablation rule)."""
+    if variant == "policy" or variant.startswith(CANDIDATE_PREFIX):
+        return "current"
+    return "policy" if gate_of(variant) is not None else None

@@ -35,6 +35,7 @@ from ..types import Trajectory
 from .item import Harness, run_item
 from .memo import ExecutionMemo
 from .row import ItemSpec, error_row
+from .schema import item_of
 from .settings import Settings
 from .store import ItemStore, ReportDirError, ReportDirTaken, claim, prepare
 
@@ -133,11 +134,20 @@ class ABSession:
         return tuple(g for g in self.settings.ablate if not self.candidate.on(g))
 
     def specs(self) -> list[ItemSpec]:
+        """Each instance's items: per trial (numbered only when there are several), the arms,
+        then the candidates and the ablations of the policy."""
+        k = self.settings.trials
         out: list[ItemSpec] = []
         for instance in self.loaded().instances:
-            out += [ItemSpec(instance.instance_id, arm) for arm in self.settings.arms]
-            if "policy" in self.settings.arms:
-                out += [ItemSpec(instance.instance_id, "policy", g) for g in self.ablated()]
+            iid = instance.instance_id
+            for trial in range(1, k + 1) if k > 1 else (None,):
+                out += [ItemSpec(iid, arm, trial=trial) for arm in self.settings.arms]
+                if "policy" in self.settings.arms:
+                    out += [
+                        ItemSpec(iid, "policy", candidate=c.name, trial=trial)
+                        for c in self.settings.candidates
+                    ]
+                    out += [ItemSpec(iid, "policy", g, trial=trial) for g in self.ablated()]
         return out
 
     # -- one item ---------------------------------------------------------------------------
@@ -216,6 +226,7 @@ class ABSession:
                 gold_dir=GOLD_DIR,
                 meta=self.row_meta,
                 generation=settings.generation,
+                candidates={c.name: c for c in settings.candidates},
             )
         return self._harness
 
@@ -232,7 +243,7 @@ class ABSession:
             if name == ROW_PROPERTY:
                 shipped = json.loads(value)
                 row = shipped["row"]
-                item_id = f"{row['instance_id']}-{row['variant']}"
+                item_id = item_of(row)
                 self.rows[item_id] = row
                 self.attempts[item_id] = shipped.get("attempt")
             elif name == RECORD_PROPERTY:
@@ -270,6 +281,8 @@ class ABSession:
             "ablation_skipped": list(self.skipped_ablations()),
             "memo": self.settings.memo,
             "sandbox": self.sandbox().mode,
+            "trials": self.settings.trials,
+            "candidates": {c.name: c.description or c.summary() for c in self.settings.candidates},
             **self.settings.generation.record(),
         }
 
@@ -287,8 +300,9 @@ class ABSession:
 
 
 def _model_factory(settings: Settings, instances: dict[str, Any]) -> Any:
-    """A fresh ``sim`` per item (its prefix-cache estimate is per run); one shared client for a
-    real model, behind the record/replay cache when asked."""
+    """A fresh ``sim`` per item (its prefix-cache estimate is per run), seeded by the session's
+    seed plus the item's trial less one; one shared client for a real model, behind the
+    record/replay cache when asked (a trial reaches its requests, not the client)."""
     from ..models.prices import load_prices
     from ..models.spec import build_model, parse_model_spec
 
@@ -297,7 +311,7 @@ def _model_factory(settings: Settings, instances: dict[str, Any]) -> Any:
 
     endpoint = settings.endpoint
 
-    def build() -> Model:
+    def build(trial: int = 1) -> Model:
         return build_model(
             spec,
             base_url=endpoint.base_url,
@@ -308,10 +322,10 @@ def _model_factory(settings: Settings, instances: dict[str, Any]) -> Any:
             timeout=endpoint.timeout_for(settings.model),
             max_retries=endpoint.retries_for(settings.model),
             instances=instances,
-            seed=settings.seed,
+            seed=settings.seed + trial - 1,
         )
 
     if spec.kind == "sim":
         return build
     shared = build()
-    return lambda: shared
+    return lambda trial: shared

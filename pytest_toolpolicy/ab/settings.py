@@ -16,11 +16,13 @@ from .. import limits
 from ..models.spec import validate_model_spec
 from ..paths import safe_name
 from ..policy.config import GATES
+from .candidates import Candidate, CandidateError, load_candidates
 from .endpoint import Endpoint, EndpointError, endpoint_from
 from .generation import Generation, GenerationError, generation_from
 from .schema import FIRST_ABLATIONS
 
 MODES = ("current", "policy", "ab")
+MAX_TRIALS = 100
 CACHE_MODES = ("off", "record", "replay")
 SANDBOX_MODES = ("auto", "require", "degraded")
 BARE = ""  # the value of a bare --toolpolicy (argparse's const)
@@ -50,6 +52,8 @@ class Settings:
     sandbox: str = "auto"  # auto | require | degraded (TOOLPOLICY_SANDBOX otherwise)
     endpoint: Endpoint = field(default_factory=Endpoint)
     generation: Generation = field(default_factory=Generation)
+    trials: int = 1  # runs of each item (--toolpolicy-trials)
+    candidates: tuple[Candidate, ...] = ()  # candidate policies (--toolpolicy-candidates)
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -111,6 +115,10 @@ def settings_from(
         generation = generation_from(get, model)
     except (EndpointError, GenerationError) as exc:
         raise SettingsError(str(exc)) from None
+    trials = _positive(get("toolpolicy_trials"), "--toolpolicy-trials") or 1
+    if trials > MAX_TRIALS:
+        raise SettingsError(f"--toolpolicy-trials must be at most {MAX_TRIALS}, got {trials}")
+    candidates = _candidates(get("toolpolicy_candidates"), mode)
     dataset = get("toolpolicy_dataset") or "bundled"
     report = get("toolpolicy_report")
     cache_file = get("toolpolicy_cache_file")
@@ -124,7 +132,9 @@ def settings_from(
         ablate=ablate,
         cache=cache,
         cache_file=Path(cache_file) if cache_file else None,
-        report=Path(report) if report else Path("reports") / _slug(model, dataset, seed, sample),
+        report=Path(report)
+        if report
+        else Path("reports") / _slug(model, dataset, seed, sample, trials),
         gate=bool(get("toolpolicy_gate")),
         max_turns=max_turns,
         resume=bool(get("toolpolicy_resume")),
@@ -133,7 +143,23 @@ def settings_from(
         sandbox=sandbox,
         endpoint=endpoint,
         generation=generation,
+        trials=trials,
+        candidates=candidates,
     )
+
+
+def _candidates(path: Any, mode: str) -> tuple[Candidate, ...]:
+    if not path:
+        return ()
+    if mode == "current":
+        raise SettingsError(
+            "--toolpolicy-candidates runs candidate policies: use --toolpolicy=ab (they are"
+            " judged against current) or --toolpolicy=policy"
+        )
+    try:
+        return load_candidates(path)
+    except CandidateError as exc:
+        raise SettingsError(f"--toolpolicy-candidates {exc}") from None
 
 
 def limits_from(get: Callable[[str], Any], env: Mapping[str, str] | None = None) -> str | None:
@@ -196,9 +222,11 @@ def _positive(value: Any, name: str) -> int | None:
     return number
 
 
-def _slug(model: str, dataset: str, seed: int, sample: int | None) -> str:
+def _slug(model: str, dataset: str, seed: int, sample: int | None, trials: int = 1) -> str:
     """A report directory named by what the run is, so a resumed run finds its own results."""
     parts = [model, Path(dataset).name or dataset, f"seed{seed}"]
     if sample:
         parts.append(f"n{sample}")
+    if trials > 1:
+        parts.append(f"k{trials}")
     return safe_name("-".join(parts))

@@ -28,12 +28,18 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 
 def paired_bootstrap(
-    x: npt.ArrayLike, y: npt.ArrayLike, n: int = 2000, seed: int = 0
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    n: int = 2000,
+    seed: int = 0,
+    clusters: npt.ArrayLike | None = None,
 ) -> tuple[float, float]:
-    """95% percentile interval of mean(x − y), resampling instances (pairs) with replacement.
+    """95% percentile interval of mean(x − y), resampling pairs with replacement; with
+    ``clusters`` (a label per pair: its repository, or its instance when trials repeat it),
+    whole clusters are resampled, so pairs that share a cluster are not taken as independent.
 
-    ``x[i]`` and ``y[i]`` must belong to the same instance. Any NaN (an unpriced run) makes the
-    interval unknown rather than silently dropping that instance from one side.
+    ``x[i]`` and ``y[i]`` must belong to the same pair. Any NaN (an unpriced run) makes the
+    interval unknown rather than silently dropping that pair from one side.
     """
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if xs.shape != ys.shape:
@@ -42,7 +48,19 @@ def paired_bootstrap(
         return (math.nan, math.nan)
     deltas = xs - ys
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, deltas.size, size=(n, deltas.size))
-    means = deltas[picks].mean(axis=1)
+    if clusters is None:
+        picks = rng.integers(0, deltas.size, size=(n, deltas.size))
+        means = deltas[picks].mean(axis=1)
+    else:
+        labels = np.asarray(clusters)
+        if labels.shape != deltas.shape:
+            raise ValueError(f"{labels.shape[0]} cluster labels for {deltas.size} pairs")
+        _, index = np.unique(labels, return_inverse=True)
+        sums = np.bincount(index, weights=deltas)
+        sizes = np.bincount(index).astype(float)
+        picks = rng.integers(0, sums.size, size=(n, sums.size))
+        # The mean over the pairs of the clusters drawn (a ratio estimator, as clusters differ
+        # in size).
+        means = sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     return (float(low), float(high))

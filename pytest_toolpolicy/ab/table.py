@@ -20,23 +20,18 @@ from .ablation import ablate, no_change_flags
 from .decision import decide, no_decision_reason
 from .measures import MEASURES, SHARED, measures, row_of
 from .paired import paired, unpaired_reason
+from .power import power_of
 from .render import render_html, render_markdown, render_text
 from .results import conform, escape_strings
-from .schema import gate_of
+from .schema import gate_of, reference_of
 
 __all__ = ["decision_table", "meta_from", "render_markdown", "render_text", "write_report"]
-
-
-def _reference(variant: str) -> str | None:
-    if variant == "policy":
-        return "current"
-    return "policy" if gate_of(variant) is not None else None
 
 
 def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> dict[str, Any]:
     """Deltas, flags and verdict of one row against its reference (None where not applicable);
     ``unpaired`` is the verdict and details given when the two rows do not share one sample."""
-    ref = _reference(variant)
+    ref = reference_of(variant)
     out: dict[str, Any] = {"reference": ref}
     if ref is None:
         return out
@@ -53,32 +48,66 @@ def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> d
         out[f"d_{name}"] = row[name] - base[name]
     for name in ("cost", "tokens"):
         out[f"{name}_ratio"] = row[name] / base[name] if base[name] else float("nan")
-    if variant == "policy":
+    if ref == "current":  # the policy, or a candidate: the decision rule
         decision = decide(row, base)
         out |= {f"pass_{c.name}": c.passed for c in decision.criteria.values()}
         out |= {"verdict": decision.verdict, "details": "; ".join(
             c.detail for c in decision.criteria.values()
         )}  # fmt: skip
+        if variant != "policy" and "policy" in m.index:
+            out["acted_beyond"] = _acted_beyond(row["acts"], row_of(m, "policy")["acts"])
     else:
-        ablation = ablate(gate_of(variant) or "", row, base)
+        gate = gate_of(variant) or ""
+        ablation = ablate(gate, row, base)
         out |= {f"same_{k}": v for k, v in no_change_flags(row, base).items()}
         out |= {"verdict": ablation.verdict, "details": ablation.detail or "no change"}
+        # How often the gate acted where it was on (the full policy, same sample): a gate that
+        # never acted cannot change a measure, so its "no change" shows nothing.
+        out |= {
+            "gate_acts": _count(base["acts"], gate),
+            "gate_blocked": _count(base["blocked"], gate),
+        }
     return out
+
+
+def _acted_beyond(acts: object, policy: object) -> str:
+    """The gates that acted in a candidate's runs and never in the policy's ("gate N×, ..."):
+    a candidate that turns a gate on shows whether it did anything."""
+    try:
+        mine, theirs = json.loads(str(acts)), json.loads(str(policy))
+    except ValueError:
+        return ""
+    return ", ".join(f"{g} {n}\u00d7" for g, n in sorted(mine.items()) if n and not theirs.get(g))
+
+
+def _count(counts: object, gate: str) -> int:
+    try:
+        return int(json.loads(str(counts)).get(gate, 0))
+    except (ValueError, AttributeError):
+        return 0
 
 
 def _stats(results: pd.DataFrame, variant: str, reference: str | None) -> dict[str, Any]:
     if reference is None or not (results["variant"] == reference).any():
         return {}
     p = paired(results, variant, reference)
+    # Power of the paired resolve comparison, from this sample (every trial a pair).
+    power = power_of(p.c, p.b, p.n_pairs)
     return {
         "n_pairs": p.n_pairs,
         "mcnemar_b": p.b,
         "mcnemar_c": p.c,
         "mcnemar_p": p.mcnemar_p,
+        "resolve_ci_low": p.resolve_ci[0],
+        "resolve_ci_high": p.resolve_ci[1],
         "cost_ci_low": p.cost_ci[0],
         "cost_ci_high": p.cost_ci[1],
         "tokens_ci_low": p.tokens_ci[0],
         "tokens_ci_high": p.tokens_ci[1],
+        "ci_clustered_by": p.clustered_by,
+        "detectable_delta": power.detectable_delta,
+        "pairs_needed": power.pairs_needed,
+        "power_note": power.line(),
     }
 
 
@@ -98,8 +127,11 @@ def decision_table(results: pd.DataFrame, meta: dict[str, Any] | None = None) ->
     columns = ["reference", "verdict", "details"]
     columns += [f"d_{name}" for name in MEASURES] + ["cost_ratio", "tokens_ratio"]
     columns += [f"pass_{name}" for name in MEASURES] + [f"same_{name}" for name in MEASURES]
+    columns += ["gate_acts", "gate_blocked", "acted_beyond"]
     columns += ["n_pairs", "mcnemar_b", "mcnemar_c", "mcnemar_p"]
-    columns += ["cost_ci_low", "cost_ci_high", "tokens_ci_low", "tokens_ci_high"]
+    columns += ["resolve_ci_low", "resolve_ci_high", "cost_ci_low", "cost_ci_high"]
+    columns += ["tokens_ci_low", "tokens_ci_high", "ci_clustered_by"]
+    columns += ["detectable_delta", "pairs_needed", "power_note"]
     judged_frame = pd.DataFrame(extra, index=m.index, columns=columns, dtype=object)
     return m.join(judged_frame)
 

@@ -39,6 +39,9 @@ class ModelRequest:
     # not part of the cache key.
     item: str = ""
     turn: int = 0
+    # Which repeated trial of an item this is (--toolpolicy-trials): never sent, but part of the
+    # cache key from the second trial on, so a recording holds each trial's own answers.
+    trial: int = 1
 
     def params(self) -> dict[str, Any]:
         # Normalised types: `temperature=0` and `0.0` are one request (and one cache key). A

@@ -60,11 +60,13 @@ class CacheStats:
 
 def request_key(model: str, request: ModelRequest) -> tuple[str, str]:
     """The cache key of ``request`` to ``model``, and the canonical JSON it hashes."""
-    payload = {
+    payload: dict[str, object] = {
         "model": model,
         "messages": [dict(message) for message in request.messages],
         "params": request.params(),
     }
+    if request.trial > 1:  # the first trial keeps the key a single run always had
+        payload["trial"] = request.trial
     # exact(): a prompt carrying an earlier reply's lone surrogate still has a key (its
     # ensure_ascii form, so no other request shares it), and every other key is unchanged.
     canonical = jsonsafe.exact(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)

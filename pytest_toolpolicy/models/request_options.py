@@ -27,9 +27,12 @@ class RequestOptions:
     seed: int | None = None
     response_format: Mapping[str, Any] | None = None
     top_logprobs: int | None = None  # None or 0: no logprobs asked for
+    trial: int = 1  # the item's trial (see ModelRequest.trial)
 
     def apply(self, request: ModelRequest) -> ModelRequest:
         changes: dict[str, Any] = {}
+        if self.trial != 1:
+            changes["trial"] = self.trial
         if self.max_completion_tokens is not None:
             changes["max_completion_tokens"] = self.max_completion_tokens
         if self.seed is not None:

@@ -11,6 +11,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from ..shown import SPEC_ORDER, check_order
+
 GATES: tuple[str, ...] = (
     "trigger.lint",
     "trigger.test",
@@ -41,6 +43,9 @@ class PolicyConfig:
     max_turns: int = 30
     max_noop_turns: int = 5  # consecutive no-op turns before the run is out of budget
     max_cost_usd: float | None = None
+    # The user message's sections (spec §5: tools, state, issue). Another order is a candidate
+    # policy of its own (e.g. the issue first: a prompt prefix that stays the same turn to turn).
+    prompt_order: tuple[str, ...] = SPEC_ORDER
 
     def __post_init__(self) -> None:
         unknown = set(self.gates) - set(GATES)
@@ -50,6 +55,7 @@ class PolicyConfig:
             )
         if not 1 <= self.symbol_k <= 3:
             raise ValueError(f"symbol_k must be 1..3, got {self.symbol_k}")
+        check_order(self.prompt_order)
 
     def on(self, gate: str) -> bool:
         if gate not in GATES:

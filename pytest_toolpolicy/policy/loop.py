@@ -107,8 +107,9 @@ class PolicyLoop:
         observations: list[Observation] = []
         state.ledger, fired = symbol_trigger(new_texts, state.ledger, self.dispatch, config)
         observations += fired
-        messages, completion, failure = self._select(task, state, index)
-        turn = {"index": index, "prompt": messages}
+        messages, completion, failure, retrieved = self._select(task, state, index)
+        retrieval = [retrieved]
+        turn: dict[str, Any] = {"index": index, "prompt": messages, "retrieval": retrieval}
         if completion is None:
             assert failure is not None
             turn["completion"] = failure.record()  # its tokens and cost: unknown, not zero
@@ -121,7 +122,7 @@ class PolicyLoop:
             rejection = validate(parsed.call, state.ledger, self.toolbox.index, config)
             if rejection is not None:
                 rejections.append(rejection)
-                reselected = self._reselect(task, state, index, rejection, extra)
+                reselected = self._reselect(task, state, index, rejection, extra, retrieval)
                 turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
                 if isinstance(reselected, Outcome):  # the re-selection itself failed
                     return _turn(turn, observations), reselected, []
@@ -192,11 +193,13 @@ class PolicyLoop:
         index: int,
         rejection: Rejection,
         extra: list[dict[str, Any]],
+        retrieval: list[dict[str, Any]],
     ) -> Parsed | Outcome:
         """One re-selection on the same turn (spec §3.2), shown the rejection. Returns the new
         parse (the caller validates a call), or a model_error outcome if the model failed."""
         shown = rejection_observation(rejection)
-        messages, completion, failure = self._select(task, state, index, latest=shown)
+        messages, completion, failure, retrieved = self._select(task, state, index, latest=shown)
+        retrieval.append(retrieved)
         if completion is None:
             assert failure is not None
             extra.append({**failure.record(), "prompt": messages})
@@ -213,7 +216,7 @@ class PolicyLoop:
 
     def _select(
         self, task: Task, state: _Run, index: int, latest: Observation | None = None
-    ) -> tuple[list[dict[str, str]], Completion | None, ModelError | None]:
+    ) -> tuple[list[dict[str, str]], Completion | None, ModelError | None, dict[str, Any]]:
         latest = latest or state.ledger.latest
         latest_text = latest.line() if latest else ""
         candidates = retrieve(task.issue_text, latest_text, self.config, self.embedder)
@@ -230,12 +233,13 @@ class PolicyLoop:
             latest=latest,
             affordances=self.config.on("noop.affordances"),
         )
+        retrieved = {"tools": list(candidates.tools), "fallback": candidates.fallback}
         try:
             completion = select(self.model, messages, item=task.instance_id, turn=index)
         except ModelError as exc:
-            return messages, None, exc
+            return messages, None, exc, retrieved
         state.budget = state.budget.charge(completion)
-        return messages, completion, None
+        return messages, completion, None, retrieved
 
     def _execute(self, task: Task, state: _Run, call: ToolCall) -> list[Observation]:
         out: list[Observation] = []
@@ -294,6 +298,7 @@ def execute_call(
 
 
 def _turn(fields: dict[str, Any], observations: list[Observation]) -> Turn:
+    fields = {**fields, "retrieval": tuple(fields.get("retrieval", ()))}
     return Turn(**fields, observations=tuple(observations))
 
 

@@ -3,7 +3,8 @@
 Two chat messages:
 
 - ``system``: (1) the fixed policy preamble, with the exact output schema.
-- ``user``: three headed sections, in order —
+- ``user``: three headed sections, in the spec's order (a candidate may reorder them:
+  ``PolicyConfig.prompt_order``) —
   ``## Candidate tools`` (2: one ``name — description — args`` line per candidate, then the
   reserved ``ask_user`` / ``stop`` lines), ``## Current state`` (3: ``### Ledger`` with the last
   ``config.ledger_window`` entries one line each, then ``### Latest observation`` verbatim as
@@ -81,7 +82,13 @@ def build_prompt(
     lines = [ledger_line(entry, MAX_LINE_CHARS) for entry in window]
     observation = latest if latest is not None else ledger.latest
     user = shown.policy_user(
-        tools, lines, len(window), len(ledger.entries), verbatim(observation), issue_text
+        tools,
+        lines,
+        len(window),
+        len(ledger.entries),
+        verbatim(observation),
+        issue_text,
+        config.prompt_order,
     )
     return [
         {"role": "system", "content": preamble(affordances)},

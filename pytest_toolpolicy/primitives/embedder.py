@@ -341,3 +341,18 @@ class Embedder:
 def load_embedder() -> Embedder:
     """The pinned model with the disk cache under ``cache_dir()``; raises EmbedderUnavailable."""
     return Embedder(model_dir(), cache_dir() / "embeddings.sqlite3")
+
+
+_SHARED: dict[tuple[Path, Path], Embedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_embedder() -> Embedder:
+    """``load_embedder()``, made once per process for each model and cache location: what the
+    A/B hands every policy loop for the embedding retrieval fallback. A failure is not kept
+    (the next call tries again and says why)."""
+    key = (model_dir(), cache_dir())
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = Embedder(key[0], key[1] / "embeddings.sqlite3")
+        return _SHARED[key]

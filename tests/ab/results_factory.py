@@ -13,11 +13,14 @@ def item(**overrides: Any) -> dict[str, Any]:
     """One row with every schema column; a resolved, priced, error-free policy item by default."""
     row: dict[str, Any] = {
         "instance_id": "repo__pkg-1",
+        "item": "",
         "arm": "policy",
         "variant": "policy",
         "gate": None,
         "model": "sim",
         "seed": 0,
+        "trial": 1,
+        "repo": "repo/pkg",
         "dataset": "evals/instances",
         "tests_visible": True,
         "sandbox": "bwrap",
@@ -41,6 +44,8 @@ def item(**overrides: Any) -> dict[str, Any]:
         "selection_correct": 2,
         "selection_attempted": 3,
         "abstained": False,
+        "gate_acts": "{}",
+        "gate_blocked": "{}",
         "cf_reruns": 4,
         "cf_model_calls": 8,
         "cf_model_calls_cached": 2,
@@ -53,6 +58,9 @@ def item(**overrides: Any) -> dict[str, Any]:
     variant = overrides.get("variant", row["variant"])
     row |= {"arm": "current" if variant == "current" else "policy", "gate": gate_of(variant)}
     row |= overrides
+    if not row["item"]:
+        trial = f"-t{row['trial']}" if "trial" in overrides else ""
+        row["item"] = f"{row['instance_id']}-{row['variant']}{trial}"
     assert set(row) == set(COLUMNS), set(row) ^ set(COLUMNS)
     return row
 

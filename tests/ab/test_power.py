@@ -18,6 +18,14 @@ def test_pairs_needed_matches_connors_formula_worked_by_hand() -> None:
     assert math.isinf(pairs_needed(0.2, 0.0))
 
 
+def test_pairs_needed_matches_the_published_example() -> None:
+    # Connor (1987), Biometrics 43(1), p. 209, as worked in the open-powersamplesize calculator
+    # "McNemar's Z-test, 2-sided equality": p01 = 0.45, p10 = 0.05, alpha = 0.05, power 0.8
+    # -> 23 pairs (22.01 before rounding up).
+    assert math.ceil(pairs_needed(0.45 + 0.05, 0.05 - 0.45)) == 23
+    assert pairs_needed(0.5, 0.4) == pytest.approx(22.01, abs=0.01)
+
+
 def test_the_detectable_difference_is_the_inverse_of_pairs_needed() -> None:
     delta = detectable_delta(155, 0.2)
     assert delta == pytest.approx(0.1, abs=0.002)

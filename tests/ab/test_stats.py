@@ -52,3 +52,24 @@ def test_bootstrap_with_nan_or_nothing_is_unknown() -> None:
     assert all(math.isnan(v) for v in paired_bootstrap([], []))
     with pytest.raises(ValueError, match="differ in length"):
         paired_bootstrap([1.0], [1.0, 2.0])
+
+
+def test_a_clustered_interval_resamples_whole_clusters() -> None:
+    # Two repositories: every pair of the first gains 1, every pair of the second gains 0. Pairs
+    # resampled one by one see 40 independent draws; clusters see two, so the clustered
+    # interval spans what two repositories can say: anything from 0 to 1.
+    deltas_x = [1.0] * 20 + [0.0] * 20
+    y = [0.0] * 40
+    clusters = ["a/one"] * 20 + ["b/two"] * 20
+    pairs = paired_bootstrap(deltas_x, y, seed=1)
+    clustered = paired_bootstrap(deltas_x, y, seed=1, clusters=clusters)
+    assert pairs[1] - pairs[0] < 0.4
+    assert clustered == (0.0, 1.0)
+
+
+def test_clusters_of_unequal_size_weigh_by_their_pairs() -> None:
+    # One cluster, one shift: the interval is the shift, whatever the cluster sizes.
+    low, high = paired_bootstrap([3.0, 3.0, 3.0], [1.0, 1.0, 1.0], clusters=["x", "x", "x"])
+    assert (low, high) == (2.0, 2.0)
+    with pytest.raises(ValueError, match="cluster labels"):
+        paired_bootstrap([1.0, 2.0], [0.0, 0.0], clusters=["x"])

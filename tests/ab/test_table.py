@@ -3,6 +3,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from pytest_toolpolicy.ab.power import pairs_needed
 from pytest_toolpolicy.ab.render import SIM_DISCLAIMER, failure_lines
 from pytest_toolpolicy.ab.report import gate_failure
 from pytest_toolpolicy.ab.results import results_frame
@@ -81,6 +82,7 @@ def test_render_text_states_the_setting_and_the_verdicts() -> None:
         "call-prec",
         "sel-acc",
         "abstain",
+        "false-abst",
     ]
 
 
@@ -322,3 +324,45 @@ def test_an_ablation_that_failed_everywhere_is_named_and_not_repeated() -> None:
     assert t.loc["policy-no:trigger.test", "verdict"] == t.loc["policy", "verdict"]
     lines = render_text(t, META).splitlines()
     assert "gate trigger.test: no verdict (as above)" in lines
+
+
+def test_power_and_the_resolve_interval_sit_beside_every_verdict() -> None:
+    t = decision_table(results(), META)
+    p = t.loc["policy"]
+    # 4 discordant pairs, all won by the policy.
+    assert (p["mcnemar_b"], p["mcnemar_c"]) == (0, 4)
+    assert p["pairs_needed"] == pytest.approx(pairs_needed(4 / p["n_pairs"], 4 / p["n_pairs"]))
+    assert p["resolve_ci_low"] <= p["d_resolve"] <= p["resolve_ci_high"]
+    assert p["ci_clustered_by"] is None  # one repository, one trial: pairs resampled
+    assert str(p["power_note"]).startswith("power: ")
+    for gate in ("policy-no:trust.round_trip", "policy-no:trigger.test"):
+        assert str(t.loc[gate, "power_note"]).startswith("power: ")
+    text = render_text(t, META)
+    lines = text.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
+    assert (
+        lines[verdict + 1].startswith("  power: ")
+        and "resolve difference 95% CI [" in (lines[verdict + 1])
+    )
+
+
+def test_intervals_are_clustered_by_repository_when_instances_come_from_several() -> None:
+    rows = variant_rows("current", [False] * 6, repo="a/one")
+    rows += variant_rows("current", [False] * 6, start=6, repo="b/two")
+    rows += variant_rows("policy", [True] * 6, repo="a/one")
+    rows += variant_rows("policy", [False] * 6, start=6, repo="b/two")
+    p = decision_table(frame(rows)).loc["policy"]
+    assert p["ci_clustered_by"] == "repo"
+    # Resampling the two repositories, not the twelve instances: 0 to 1.
+    assert (p["resolve_ci_low"], p["resolve_ci_high"]) == (0.0, 1.0)
+
+
+def test_the_share_of_prompt_tokens_a_prefix_cache_served_is_shown_per_variant() -> None:
+    rows = variant_rows("current", [True, False], prompt_tokens=1000, cached_tokens=600)
+    rows += variant_rows("policy", [True, False], prompt_tokens=1000, cached_tokens=100)
+    table = decision_table(frame(rows))
+    assert (
+        table.loc["current", "cached_share"] == 0.6 and table.loc["policy", "cached_tokens"] == 200
+    )
+    text = render_text(table, META)
+    assert "prompt tokens served from the prefix cache: current 60%, policy 10%" in text

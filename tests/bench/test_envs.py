@@ -189,6 +189,7 @@ def run_in(env: Environment, root: Path, code: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.slow  # a src/ project built with setuptools_scm: ~9 s
 def test_src_layout_and_generated_files(
     src_env: tuple[Path, Instance, Path], src_specs: None, tmp_path: Path
 ) -> None:

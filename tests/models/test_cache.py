@@ -128,7 +128,8 @@ def test_every_request_field_but_the_metadata_is_in_the_key() -> None:
     settings = {"response_format": {"type": "json_object"}, "seed": 7, "top_logprobs": 2}
     names = {f.name for f in fields(ModelRequest)}
     keyed = set(ask("hi", **{k: v for k, v in settings.items() if k in names}).params())
-    assert {f.name for f in fields(ModelRequest)} - {"messages", "item", "turn"} <= keyed
+    # ``trial`` is never sent: request_key adds it to the key itself (tests/ab/test_trials.py).
+    assert {f.name for f in fields(ModelRequest)} - {"messages", "item", "turn", "trial"} <= keyed
 
 
 def test_another_model_id_misses(db: Path) -> None:

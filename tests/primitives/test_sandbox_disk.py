@@ -21,6 +21,9 @@ from .proc_helpers import processes_with
 
 MIB = 1 << 20
 BOUND_MB = 20
+LEFT = re.compile(
+    r"the run left the workspace holding [\d.,]+ MiB, over its 20 MiB bound \(limit workspace_mb\)"
+)
 STOPPED = re.compile(
     rf"run stopped: the workspace holds [\d.,]+ MiB, over its {BOUND_MB} MiB bound "
     r"\(limit workspace_mb\)"
@@ -151,7 +154,9 @@ def test_a_workspace_already_over_the_bound_may_shrink_but_not_grow(ws: Path, sa
     env = run_test(ws, sandbox, "sleep 0.6; ls", timeout=30)
     assert env["ok"], env  # reading is fine
     env = run_test(ws, sandbox, "echo more > more.txt; sleep 0.6", timeout=30)
-    assert not env["ok"] and STOPPED.fullmatch(env["error"]), env
+    # Refused either way: stopped while it ran, or (when a loaded machine's watcher did not poll
+    # within the run's 0.6 s) found over the bound when it ended.
+    assert not env["ok"] and (STOPPED.fullmatch(env["error"]) or LEFT.fullmatch(env["error"])), env
     env = run_test(ws, sandbox, "rm left.bin; sleep 0.6", timeout=30)
     assert env["ok"] and tree_bytes(ws) < MIB, env
 

@@ -1,0 +1,157 @@
+"""Candidate policies beyond single-gate ablations, named in a TOML file (``--toolpolicy-candidates``).
+
+Each candidate is the session's policy (the spec's, with ``RETRIEVE``/``SYMBOL_CAMEL`` as set)
+with a few things changed, run as its own variant ``cand:<name>`` on the same items, and judged
+against ``current`` by the spec's decision rule, exactly as ``policy`` is::
+
+    [candidate.issue-first]
+    description = "the issue before the state: a prompt prefix that stays the same"
+    prompt_order = ["issue", "tools", "state"]
+
+    [candidate.embed]
+    retrieve = "embed"              # the embedding fallback on ("map": off)
+
+    [candidate.lean]
+    gates_off = ["trust.round_trip", "trigger.symbol"]
+    gates_on = []
+
+    [candidate.structured]
+    structured = "json"             # this variant's replies kept to its call format's schema
+
+The spec's own order and gates stay the ``policy`` variant; ``--toolpolicy-gate`` judges that
+one. A file that cannot be read, an unknown key, gate or section name is a usage error naming it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from ..policy.config import GATES, PolicyConfig
+from ..shown import SECTIONS, check_order
+from .schema import CANDIDATE_PREFIX as PREFIX
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+_KEYS = {"description", "gates_off", "gates_on", "retrieve", "prompt_order", "structured"}
+
+
+class CandidateError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    description: str = ""
+    gates_off: tuple[str, ...] = ()
+    gates_on: tuple[str, ...] = ()
+    prompt_order: tuple[str, ...] | None = None
+    structured: str | None = None  # None: the session's setting
+
+    @property
+    def variant(self) -> str:
+        return f"{PREFIX}{self.name}"
+
+    def config(self, base: PolicyConfig) -> PolicyConfig:
+        """``base`` (the session's policy) with this candidate's changes."""
+        gates = (base.gates - set(self.gates_off)) | set(self.gates_on)
+        changed = replace(base, gates=frozenset(gates))
+        if self.prompt_order is not None:
+            changed = replace(changed, prompt_order=self.prompt_order)
+        return changed
+
+    def summary(self) -> str:
+        """One line: what differs from the policy."""
+        parts = []
+        if self.gates_off:
+            parts.append("off " + ", ".join(self.gates_off))
+        if self.gates_on:
+            parts.append("on " + ", ".join(self.gates_on))
+        if self.prompt_order:
+            parts.append("sections " + " > ".join(self.prompt_order))
+        if self.structured:
+            parts.append(f"structured {self.structured}")
+        return "; ".join(parts) or "as the policy"
+
+
+def candidate_of(variant: str) -> str | None:
+    return variant[len(PREFIX) :] if variant.startswith(PREFIX) else None
+
+
+def load_candidates(path: str | Path) -> tuple[Candidate, ...]:
+    where = Path(path)
+    try:
+        data = tomllib.loads(where.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise CandidateError(f"{where}: {exc}") from None
+    table = data.get("candidate")
+    if set(data) - {"candidate"}:
+        extra = ", ".join(sorted(set(data) - {"candidate"}))
+        raise CandidateError(f"{where}: unknown table(s) {extra}; expected [candidate.<name>]")
+    if not isinstance(table, dict) or not table:
+        raise CandidateError(f"{where}: no [candidate.<name>] table")
+    return tuple(_candidate(name, body, where) for name, body in table.items())
+
+
+def _candidate(name: str, body: Any, where: Path) -> Candidate:
+    at = f"{where}: candidate {name!r}"
+    if not _NAME.match(name):
+        raise CandidateError(f"{at}: a name is 1-40 of a-z, 0-9, '_', '.', '-'")
+    if not isinstance(body, dict):
+        raise CandidateError(f"{at}: expected a table")
+    unknown = set(body) - _KEYS
+    if unknown:
+        raise CandidateError(
+            f"{at}: unknown key(s) {', '.join(sorted(unknown))}; keys: {', '.join(sorted(_KEYS))}"
+        )
+    off = _gates(body.get("gates_off", []), f"{at}: gates_off")
+    on = _gates(body.get("gates_on", []), f"{at}: gates_on")
+    retrieve = body.get("retrieve")
+    if retrieve not in (None, "map", "embed"):
+        raise CandidateError(f"{at}: retrieve must be 'map' or 'embed', got {retrieve!r}")
+    if retrieve == "embed":
+        on += ("retrieve.embed",)
+    elif retrieve == "map":
+        off += ("retrieve.embed",)
+    both = set(on) & set(off)
+    if both:
+        raise CandidateError(f"{at}: {', '.join(sorted(both))} both on and off")
+    order = body.get("prompt_order")
+    if order is not None:
+        if not isinstance(order, list) or not all(isinstance(s, str) for s in order):
+            raise CandidateError(f"{at}: prompt_order is a list of {', '.join(SECTIONS)}")
+        try:
+            check_order(order)
+        except ValueError as exc:
+            raise CandidateError(f"{at}: {exc}") from None
+    structured = body.get("structured")
+    if structured not in (None, "off", "json"):
+        raise CandidateError(f"{at}: structured must be 'off' or 'json', got {structured!r}")
+    description = body.get("description", "")
+    if not isinstance(description, str):
+        raise CandidateError(f"{at}: description is a string")
+    return Candidate(
+        name=name,
+        description=description,
+        gates_off=tuple(dict.fromkeys(off)),
+        gates_on=tuple(dict.fromkeys(on)),
+        prompt_order=tuple(order) if order is not None else None,
+        structured=structured,
+    )
+
+
+def _gates(value: Any, at: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(g, str) for g in value):
+        raise CandidateError(f"{at} is a list of gate names")
+    unknown = [g for g in value if g not in GATES]
+    if unknown:
+        raise CandidateError(f"{at}: unknown gate {', '.join(unknown)}; gates: {', '.join(GATES)}")
+    return tuple(value)

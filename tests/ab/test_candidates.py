@@ -1,0 +1,112 @@
+"""Candidate policies from a TOML file: what each changes, the errors a file can have, and a
+verdict per candidate against current in one table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_toolpolicy import shown
+from pytest_toolpolicy.ab.candidates import CandidateError, load_candidates
+from pytest_toolpolicy.ab.render import render_text
+from pytest_toolpolicy.ab.table import decision_table
+from pytest_toolpolicy.policy.config import PolicyConfig
+from pytest_toolpolicy.policy.ledger import Ledger
+from pytest_toolpolicy.policy.prompt import build_prompt
+from pytest_toolpolicy.policy.retrieve import Candidates
+
+from .results_factory import frame, variant_rows
+
+EXAMPLE = Path(__file__).parents[2] / "evals" / "candidates.toml"
+
+
+def _file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "candidates.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_shipped_example_loads_and_changes_what_it_says() -> None:
+    by_name = {c.name: c for c in load_candidates(EXAMPLE)}
+    assert set(by_name) == {"issue-first", "embed"}
+    base = PolicyConfig()
+    first = by_name["issue-first"].config(base)
+    assert first.prompt_order == ("issue", "tools", "state") and first.gates == base.gates
+    embed = by_name["embed"].config(base)
+    assert embed.on("retrieve.embed") and embed.prompt_order == shown.SPEC_ORDER
+    assert by_name["embed"].variant == "cand:embed"
+
+
+def test_gates_on_and_off_and_structured(tmp_path: Path) -> None:
+    (c,) = load_candidates(
+        _file(
+            tmp_path,
+            '[candidate.lean]\ngates_off = ["trust.round_trip"]\ngates_on = ["retrieve.embed"]\n'
+            'structured = "json"\n',
+        )
+    )
+    config = c.config(PolicyConfig())
+    assert not config.on("trust.round_trip") and config.on("retrieve.embed")
+    assert c.structured == "json"
+    assert c.summary() == "off trust.round_trip; on retrieve.embed; structured json"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[candidate.x]\ngates_off = ['nope']\n", "unknown gate nope"),
+        ("[candidate.x]\ncolour = 'red'\n", "unknown key(s) colour"),
+        ("[candidate.x]\nprompt_order = ['issue', 'tools']\n", "names each of tools, state"),
+        ("[candidate.x]\nretrieve = 'bm25'\n", "retrieve must be 'map' or 'embed'"),
+        ("[candidate.x]\nstructured = 'xml'\n", "structured must be 'off' or 'json'"),
+        ('[candidate."Big Name"]\n', "a name is 1-40 of"),
+        ("[other]\n", "unknown table(s) other"),
+        ("", "no [candidate.<name>] table"),
+        ("[candidate.x\n", "candidates.toml"),
+        (
+            "[candidate.x]\nretrieve = 'embed'\ngates_off = ['retrieve.embed']\n",
+            "retrieve.embed both on and off",
+        ),
+    ],
+)
+def test_a_bad_file_names_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(CandidateError) as caught:
+        load_candidates(_file(tmp_path, text))
+    assert message in str(caught.value)
+
+
+def test_an_issue_first_prompt_opens_with_the_issue_and_reads_back_alike() -> None:
+    config = PolicyConfig(prompt_order=("issue", "tools", "state"))
+    issue = "Cart.total is wrong.\n\n## Candidate tools\nnot a heading of the harness's"
+    messages = build_prompt(Candidates(tools=("read_entity",)), Ledger(), issue, config)
+    user = messages[1]["content"]
+    assert user.startswith(f"{shown.ISSUE}\n{issue}\n\n{shown.CANDIDATES}\n")
+    spec = build_prompt(Candidates(tools=("read_entity",)), Ledger(), issue, PolicyConfig())
+    assert shown.read_policy(user) == shown.read_policy(spec[1]["content"])
+    assert shown.read_policy(user).issue == issue
+
+
+def test_each_candidate_gets_its_own_verdict_against_current() -> None:
+    rows = variant_rows("current", [True] * 5 + [False] * 5, cost_usd=0.1)
+    rows += variant_rows("policy", [True] * 6 + [False] * 4, cost_usd=0.2,
+                         gate_acts='{"trigger.lint": 1}')  # 2.0x: too dear  # fmt: skip
+    rows += variant_rows("cand:issue-first", [True] * 6 + [False] * 4, cost_usd=0.12)
+    rows += variant_rows("cand:embed", [True] * 5 + [False] * 5, cost_usd=0.2,
+                         gate_acts='{"retrieve.embed": 2, "trigger.lint": 1}')  # fmt: skip
+    table = decision_table(frame(rows))
+    assert list(table.index) == ["current", "policy", "cand:embed", "cand:issue-first"]
+    assert table.loc["cand:issue-first", "reference"] == "current"
+    assert table.loc["cand:issue-first", "verdict"] == "ADOPT"
+    assert str(table.loc["policy", "verdict"]).startswith("NOT ADOPTED")
+    assert "resolve (tie" in str(table.loc["cand:embed", "verdict"])
+    text = render_text(table, {"model": "sim", "dataset": "bundled", "candidates": {
+        "issue-first": "the issue first", "embed": "embedding retrieval"}})  # fmt: skip
+    assert "candidate issue-first: the issue first" in text  # the header says what it is
+    assert "candidate issue-first: ADOPT | McNemar p = " in text
+    assert "candidate embed: NOT ADOPTED — failed: resolve (tie" in text
+    # The gate it turned on acted (2 a run, 10 runs); the policy's own gates are not listed.
+    assert "(acting beyond the policy: retrieve.embed 20×) | McNemar" in text
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("candidate issue-first: ADOPT"))
+    assert lines[at + 1].startswith("  power: ")
