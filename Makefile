@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # against 6.3 s to collect this suite). Sandboxed runs set their own environment.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: eval eval-local smoke-local wheel-check eval-swebench demo test test-slow setup sandbox bench clean
+.PHONY: eval eval-local smoke-local wheel-check eval-swebench demo test test-slow setup sandbox browser bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,7 +25,20 @@ sandbox:
 	    echo "bubblewrap is missing (apt-get install bubblewrap); the sandbox runs degraded"; \
 	  fi; }
 
-setup: $(STAMP) sandbox
+# The viewer's browser tests (tests/view) drive Debian's chromium through Playwright (the `dev`
+# extra), never a browser Playwright downloads; without chromium they fail, saying so. Its
+# recommends (udev, upower, a printer dialog: 90 packages more) are of no use headless.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  [ -n "$$TOOLPOLICY_CHROMIUM" ] || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	  else \
+	    echo "chromium is missing (apt-get install chromium); the browser tests (tests/view) fail"; \
+	  fi; }
+
+setup: $(STAMP) sandbox browser
 
 # The suite a developer runs often: tests marked slow (end-to-end and statistical checks) are
 # left out here (tests/conftest.py) and run by `make test-slow`, which CI runs too.
@@ -77,7 +90,7 @@ smoke-local: setup
 
 # The package as a user installs it: the wheel, built here, installed into a fresh venv, and
 # used from an empty directory: a user's own test of the fixtures, and a short A/B whose items,
-# benchmark and embedding model all come from the wheel. (setuptools builds in ./build, whose
+# benchmark, embedding model and viewer all come from the wheel. (setuptools builds in ./build, whose
 # leftovers would end up in the wheel: removed first.)
 WHEEL_CHECK = build/wheel-check
 wheel-check: setup
@@ -89,6 +102,8 @@ wheel-check: setup
 	cd $(WHEEL_CHECK)/project && TOOLPOLICY_CACHE_DIR=$(CURDIR)/$(WHEEL_CHECK)/cache \
 	  ../venv/bin/pytest -p no:cacheprovider --toolpolicy=ab \
 	  --toolpolicy-sample=2 --toolpolicy-seed=3 --toolpolicy-report=../report -n 2
+	test -s $(WHEEL_CHECK)/report/view/index.html && test -s $(WHEEL_CHECK)/report/view/site.css
+	$(WHEEL_CHECK)/venv/bin/toolpolicy view $(WHEEL_CHECK)/report --out $(WHEEL_CHECK)/site
 
 # Spec §9's sample on real SWE-bench Verified: a seeded 20-instance sample of a local Verified
 # file, drawn from the instances that can run here (a mirror in MIRRORS, an environment spec),

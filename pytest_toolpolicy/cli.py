@@ -335,6 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .bench.envs_cli import add_parser as add_envs_parser
 
     add_envs_parser(sub)
+    from .view.cli import add_parser as add_view_parser
+
+    add_view_parser(sub)
     return parser
 
 

@@ -70,6 +70,7 @@ _FLAGS: tuple[tuple[str, str], ...] = (
     ("--toolpolicy-resume", "keep finished items of the report directory; run the rest"),
     ("--toolpolicy-no-memo", "do not memoize test runs and grading by workspace tree hash"),
     ("--toolpolicy-hide-tests", "do not show the FAIL_TO_PASS tests to the agent"),
+    ("--toolpolicy-no-view", "do not build the viewer's site (REPORT/view) at the end"),
 )
 _INI_KEYS = frozenset(
     ["toolpolicy", *(name[2:].replace("-", "_") for name, ini, _ in _OPTIONS if ini)]

@@ -219,3 +219,5 @@ def test_memo_replay_never_writes_through_a_link_the_sandbox_made(
     stored = "".join(value for (value,) in memo.execute("SELECT value FROM memo"))
     assert SECRET not in stored
     assert SECRET not in (report / "trajectories.jsonl").read_text(errors="replace")
+    pages = list((report / "view").rglob("*.html"))
+    assert pages and not any(SECRET in p.read_text(errors="replace") for p in pages)

@@ -3,9 +3,10 @@ whether the CI gate holds."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -15,6 +16,9 @@ from .render import failure_lines
 from .results import escape_strings
 from .table import decision_table, render_text, write_report
 
+if TYPE_CHECKING:
+    from ..bench.instance import Instance
+
 NOTHING_MEASURED = "no item was measured"
 
 
@@ -23,6 +27,7 @@ class Finished:
     lines: list[str]  # the terminal summary
     gate_failed: str | None  # why the gate fails (only with --toolpolicy-gate)
     write_error: str | None  # the report could not be written (the summary still shows it)
+    viewer: str | None = None  # the last line: where the viewer's index is, or why there is none
 
 
 def finish(
@@ -32,9 +37,12 @@ def finish(
     directory: Path,
     *,
     gate: bool = False,
+    instances: Sequence[Instance] = (),
+    view: bool = True,
 ) -> Finished:
     """The session's summary and report files from its data: the results rows, the header's
-    facts, the rows' trajectories; with ``gate``, whether the CI gate holds."""
+    facts, the rows' trajectories, the instances they ran (their issues and test lists, for the
+    viewer); with ``gate``, whether the CI gate holds; with ``view``, the viewer's site."""
     # Escaped once here, so the terminal, every file and the gate see the same valid text.
     results = escape_strings(results)
     table = decision_table(results, meta)
@@ -44,6 +52,7 @@ def finish(
     try:  # the table is already in hand: a full disk costs the files, never the summary
         paths = write_report(results, meta, directory)
         paths["trajectories"] = write_trajectories(trajectories, directory)
+        paths["instances"] = write_instances(instances, directory)
     except OSError as exc:
         write_error = f"could not write the report to {directory}: {exc}"
     else:
@@ -53,7 +62,21 @@ def finish(
         lines.append(f"resumed: {int(results['resumed'].fillna(False).astype(bool).sum())} items")
     all_failed = not (results["status"] == "ok").any()
     failed = gate_failure(table, all_failed) if gate else None
-    return Finished(lines, failed, write_error)
+    viewer = build_viewer(directory) if view and write_error is None else None
+    return Finished(lines, failed, write_error, viewer)
+
+
+def build_viewer(directory: Path) -> str:
+    """The viewer's site, built from the files just written (so it shows what a later
+    ``toolpolicy view`` would). Its failure is reported, never the session's: the results are
+    already on disk."""
+    from ..view import ReportError, SiteError, build_site
+
+    try:
+        site = build_site(directory)
+    except (ReportError, SiteError, OSError) as exc:
+        return f"viewer: not built: {exc} (retry with: toolpolicy view {directory})"
+    return f"viewer: {site.index} ({site.pages} pages, {site.bytes / 1e6:.1f} MB, {site.seconds:.1f} s)"
 
 
 def gate_failure(table: pd.DataFrame, all_failed: bool = False) -> str | None:
@@ -70,6 +93,26 @@ def gate_failure(table: pd.DataFrame, all_failed: bool = False) -> str | None:
     if verdict.startswith("ADOPT"):
         return None
     return verdict or "no verdict"
+
+
+def write_instances(instances: Sequence[Instance], directory: Path) -> Path:
+    """What the viewer shows of each instance: its issue and which tests decide it."""
+    lines = "".join(
+        jsonsafe.dumps(
+            {
+                "instance_id": i.instance_id,
+                "repo": i.repo,
+                "problem_statement": i.problem_statement,
+                "FAIL_TO_PASS": list(i.FAIL_TO_PASS),
+                "PASS_TO_PASS": list(i.PASS_TO_PASS),
+                "underspecified": i.underspecified,
+            }
+        )
+        + "\n"
+        for i in instances
+    )
+    path = Path(directory) / "instances.jsonl"
+    return write_atomic(path, lambda p: p.write_text(lines, encoding="utf-8"))
 
 
 def write_trajectories(trajectories: list[dict[str, Any]], directory: Path) -> Path:

@@ -60,6 +60,7 @@ class ABSession:
         self.summary: list[str] = []
         self.gate_failed: str | None = None
         self.write_error: str | None = None
+        self.viewer: str | None = None  # where the viewer's index is, or why there is none
         self.row_meta = {
             "seed": settings.seed,
             "dataset": settings.dataset,

@@ -54,6 +54,7 @@ class Settings:
     generation: Generation = field(default_factory=Generation)
     trials: int = 1  # runs of each item (--toolpolicy-trials)
     candidates: tuple[Candidate, ...] = ()  # candidate policies (--toolpolicy-candidates)
+    view: bool = True  # build the viewer's site at the end (--toolpolicy-no-view: not)
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -140,6 +141,7 @@ def settings_from(
         resume=bool(get("toolpolicy_resume")),
         memo=not get("toolpolicy_no_memo"),
         tests_visible=not get("toolpolicy_hide_tests"),
+        view=not get("toolpolicy_no_view"),
         sandbox=sandbox,
         endpoint=endpoint,
         generation=generation,

@@ -1,0 +1,79 @@
+"""Live progress of an A/B session end to end, as a user sees it: a line per item with ``-v``,
+a running summary without it, and the same under xdist, whose controller only receives rows."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from .test_plugin_ab import SAMPLE, SHORT, TEST_AB
+
+ITEM = re.compile(
+    r"toolpolicy \[(\d+)/(\d+)\] (\S+) (current|policy): (resolved|unresolved) \(\w+\),"
+    r" (\d+) turns, (\d+) tokens, \$\d+\.\d{4}( \(\+\$\d+\.\d{4} reruns\))?, \d+\.\d s"
+)
+SUMMARY = re.compile(r"toolpolicy progress: (\d+)/(\d+) items \| resolved (.*?) \| .* \| (.*)")
+
+
+@pytest.fixture
+def evals(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(test_ab=TEST_AB.read_text(encoding="utf-8"))
+    return pytester
+
+
+def _run(evals: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, pd.DataFrame]:
+    report = evals.path / "report"
+    result = evals.runpytest_subprocess(
+        "--toolpolicy=ab", SHORT, "-p", "no:cacheprovider", f"--toolpolicy-report={report}", *args
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    return result, pd.read_parquet(report / "results.parquet")
+
+
+def _summaries(result: pytest.RunResult) -> list[tuple[str, ...]]:
+    """(done, total, resolved, time) of each summary line, every one on a line of its own."""
+    lines = [line for line in result.outlines if "toolpolicy progress:" in line]
+    assert all(line.startswith("toolpolicy progress:") for line in lines), lines
+    return [m.groups() for line in lines if (m := SUMMARY.fullmatch(line))]
+
+
+def test_verbose_prints_a_line_per_item_as_it_finishes(evals: pytest.Pytester) -> None:
+    result, rows = _run(evals, "-v", "--toolpolicy-sample=1", "--toolpolicy-seed=3")
+    lines = [m for line in result.outlines if (m := ITEM.fullmatch(line))]
+    assert [m[1] for m in lines] == ["1", "2"] and {m[2] for m in lines} == {"2"}
+    rows = rows.set_index("variant")
+    for m in lines:  # each line says what its row says
+        row = rows.loc[m[4]]
+        assert m[3] == row["instance_id"]
+        assert (m[5] == "resolved") == bool(row["resolved"])
+        assert (int(m[6]), int(m[7])) == (row["turns"], row["tokens"])
+    assert {m[4] for m in lines} == {"current", "policy"}
+    (final,) = _summaries(result)
+    assert final[:2] == ("2", "2") and final[3].startswith("done in ")
+    resolved = {v: int(r) for v, r in rows["resolved"].items()}
+    assert final[2] == f"current {resolved['current']}/1, policy {resolved['policy']}/1"
+
+
+def test_the_running_summary_counts_the_selected_items_and_the_time_left(
+    evals: pytest.Pytester,
+) -> None:
+    result, rows = _run(evals, *SAMPLE, "-k", "current")  # 2 of the 4 items
+    assert not [line for line in result.outlines if line.startswith("toolpolicy [")]
+    first, final = _summaries(result)
+    assert first[:2] == ("1", "2") and re.fullmatch(r"\d+ s, ~\d+ s left", first[3])
+    assert final[:2] == ("2", "2") and final[3].startswith("done in ")
+    assert final[2] == f"current {int(rows['resolved'].sum())}/2"
+
+    quiet, _ = _run(evals, *SAMPLE, "-k", "current", "-qq", "--toolpolicy-resume")
+    assert "toolpolicy progress" not in quiet.stdout.str()
+
+
+def test_under_xdist_the_controller_counts_the_workers_items(evals: pytest.Pytester) -> None:
+    result, rows = _run(evals, "-n", "2", "--toolpolicy-sample=1", "--toolpolicy-seed=3")
+    result.stdout.fnmatch_lines(["2 workers [[]2 items[]]"])
+    summaries = _summaries(result)
+    assert [m[:2] for m in summaries] == [("1", "2"), ("2", "2")]
+    assert summaries[-1][3].startswith("done in ")
+    assert len(rows) == 2
