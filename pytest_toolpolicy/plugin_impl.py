@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from .ab.session import ABSession
     from .ab.settings import Settings
     from .policy.config import PolicyConfig
     from .policy.loop import PolicyLoop
@@ -41,25 +42,62 @@ def configure(config: pytest.Config, get: Callable[[str], Any], key: pytest.Stas
     if settings is None:
         return
     session = ABSession(config, settings)
-    session.loaded()  # a dataset that cannot load is a usage error, before anything runs
-    session.sandbox()  # so is a sandbox that is required and cannot run
-    session.open()  # and a report directory that cannot be written, or is another session's
-    config.add_cleanup(session.release)
-    # Last: the checks above are cheap, and a server takes seconds to start.
-    _serve_local_model(config, settings)
+    if session.is_worker:
+        _prepare_worker(config, settings, session)
+    else:
+        session.loaded()  # a dataset that cannot load is a usage error, before anything runs
+        session.sandbox()  # so is a sandbox that is required and cannot run
+        session.open()  # and a report directory that cannot be written, or is another session's
+        config.add_cleanup(session.release)
+        # Last: the checks above are cheap, and a server takes seconds to start.
+        _serve_local_model(config, settings)
     config.stash[key] = session
     config.pluginmanager.register(ABHooks(session), "toolpolicy-ab")
 
 
+def _prepare_worker(config: pytest.Config, settings: Settings, session: ABSession) -> None:
+    """What the controller checked for the session, checked again where this worker runs (on
+    another machine it may lack the dataset file, bubblewrap or the model): what is missing
+    fails this worker's items with the reason, never the session (``ABSession.unusable``)."""
+    try:
+        session.loaded()
+        session.sandbox()
+        _worker_model(config, settings, session)
+    except pytest.UsageError as exc:
+        session.unusable = str(exc)
+
+
+def _worker_model(config: pytest.Config, settings: Settings, session: ABSession) -> None:
+    """A worker's ``local:`` server: the controller's when this machine reaches it (a local
+    worker inherits its address), else one of its own for the session."""
+    if not settings.model.startswith("local:") or settings.cache == "replay":
+        return
+    if settings.endpoint.base_url:
+        return
+    from .ab.handover import reachable
+    from .models.local.model import URL_ENV
+
+    if os.environ.get(URL_ENV):
+        return
+    url = session.handover.local_url if session.handover else None
+    if url and reachable(url):
+        os.environ[URL_ENV] = url
+
+        def forget() -> None:
+            os.environ.pop(URL_ENV, None)
+
+        config.add_cleanup(forget)
+        return
+    _serve_local_model(config, settings)
+
+
 def _serve_local_model(config: pytest.Config, settings: Settings) -> None:
-    """A ``local:`` model's server, started once by the process that owns the session (not by
-    each xdist worker: they inherit its address) and stopped at the session's end, Ctrl-C
+    """A ``local:`` model's server, started by the process that owns the session (local xdist
+    workers inherit its address; ``_worker_model``) and stopped at the session's end, Ctrl-C
     included. A replay needs no server: the recording answers."""
     if not settings.model.startswith("local:") or settings.cache == "replay":
         return
     if settings.endpoint.base_url:  # a server of the user's own
-        return
-    if hasattr(config, "workerinput"):
         return
     from .models.local.server import ServerError
     from .models.local.session import start_server, stop_server

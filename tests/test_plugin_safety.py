@@ -142,24 +142,31 @@ store.write_atomic = full
 """
 
 
-def test_a_failed_save_fails_its_item_and_the_row_still_reaches_the_table(
-    evals: pytest.Pytester,
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["serial", "xdist"])
+def test_a_failed_save_is_reported_and_the_row_still_reaches_the_table(
+    evals: pytest.Pytester, workers: list[str]
 ) -> None:
-    """A full disk under items/ (the report files still write): every item fails with the path
-    and the error, yet its row and trajectory travel to the controller (an xdist worker here)."""
+    """A full disk under items/ (the report files still write). Serial, each item fails with the
+    path and the error; under xdist the worker has handed its record over already and the
+    controller, which saves it, names each failed save and exits 1. Either way every row and
+    trajectory reaches the report."""
     evals.makeconftest(FULL_DISK)
     report = evals.path / "report"
     result = evals.runpytest_subprocess(
-        "--toolpolicy=ab", f"--toolpolicy-report={report}", "-n", "1", "-rf", *ONE
+        "--toolpolicy=ab", f"--toolpolicy-report={report}", *workers, "-rf", *ONE
     )
-    result.assert_outcomes(failed=2)
-    out = result.stdout.str()
-    result.stdout.fnmatch_lines(
-        [f"*-current: could not save its result to {report}/items/*-current.json:"
-         " [[]Errno 28[]] No space left on device*",
-         "*toolpolicy decision*"]
-    )  # fmt: skip
-    assert "no A/B item ran" not in out
+    saved = (
+        f"*-current: could not save its result to {report}/items/*-current.json:"
+        " [[]Errno 28[]] No space left on device*"
+    )
+    if workers:
+        result.assert_outcomes(passed=2)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.stdout.fnmatch_lines(["*toolpolicy decision*", f"toolpolicy: {saved}"])
+    else:
+        result.assert_outcomes(failed=2)
+        result.stdout.fnmatch_lines([saved, "*toolpolicy decision*"])
+    assert "no A/B item ran" not in result.stdout.str()
     results = _results(report)
     assert sorted(r["variant"] for r in results) == ["current", "policy"]
     assert {r["status"] for r in results} == {"ok"}  # measured; only the file was lost

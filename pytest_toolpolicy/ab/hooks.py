@@ -13,7 +13,7 @@ import pytest
 from .progress import Progress, count_items, level_for, row_in
 from .row import ItemSpec
 from .schema import item_of
-from .session import ROW_PROPERTY, ABSession
+from .session import RECORD_PROPERTY, ROW_PROPERTY, ABSession
 
 
 @dataclass
@@ -72,6 +72,22 @@ class ABHooks:
             self.session.collect(report)
             if report.when == "call" and self.level != "off":
                 self._progress(report)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item) -> Generator[None, Any, Any]:
+        """A worker's record travels once, in the call phase's report: off the item after it,
+        so the teardown's report (which JUnit XML reads) does not carry it again."""
+        report = yield
+        if self.session.is_worker and report.when == "call":
+            item.user_properties[:] = [p for p in item.user_properties if p[0] != RECORD_PROPERTY]
+        return report
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Each xdist worker's handover (``handover.py``), before it starts."""
+        from .handover import KEY
+
+        node.workerinput[KEY] = self.session.handover_for_workers().to_input()
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after pytest's own "[100%]"
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
@@ -140,7 +156,7 @@ class ABHooks:
         )
         ab.summary, ab.gate_failed, ab.write_error = done.lines, done.gate_failed, done.write_error
         ab.viewer = done.viewer
-        if (ab.gate_failed or ab.write_error) and session.exitstatus == 0:
+        if (ab.gate_failed or ab.write_error or ab.save_errors) and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -159,6 +175,8 @@ class ABHooks:
             terminalreporter.write_line(line)
         if ab.write_error:
             terminalreporter.write_line(f"toolpolicy: {ab.write_error}", red=True)
+        for error in ab.save_errors:  # its row and trajectory are in the report all the same
+            terminalreporter.write_line(f"toolpolicy: {error}", red=True)
         if ab.gate_failed:
             terminalreporter.write_line(f"toolpolicy gate: FAILED — {ab.gate_failed}", red=True)
         if ab.viewer:  # last, where the eye lands when the run ends

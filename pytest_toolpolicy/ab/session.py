@@ -10,6 +10,11 @@ or read-only disk fails the item, and the row still reaches the table, its recor
 and a session deletes nothing on start, so ``-k``, ``--collect-only`` or a rerun leave every
 other item's record as it was. The report is built from this session's rows alone (plus the
 resumed ones); the ``attempt`` id in a row and its record ties the two together.
+
+Only the controller writes the report directory. A worker sends each record with its row in
+the test report, so workers on other machines (xdist's ``--tx socket=``/``ssh=``), which share
+no disk with the controller, lose nothing; what else a worker needs comes in its handover
+(``handover.py``).
 """
 
 from __future__ import annotations
@@ -28,10 +33,11 @@ from ..bench.eligible import runnable_here
 from ..bench.gold import GOLD_DIR
 from ..bench.load import DatasetError, LoadResult, load_instances
 from ..models.base import Model
-from ..paths import cache_dir
+from ..paths import cache_dir, write_atomic
 from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox, SandboxUnavailable
 from ..types import Trajectory
+from .handover import TOKEN_FILE, Handover
 from .item import Harness, run_item
 from .memo import ExecutionMemo
 from .row import ItemSpec, error_row
@@ -52,11 +58,19 @@ class ABSession:
         self.config = config
         self.settings = settings
         self.is_worker = hasattr(config, "workerinput")
+        workerinput = getattr(config, "workerinput", {})
+        self.handover = Handover.from_input(workerinput) if self.is_worker else None
+        self.worker_id = str(workerinput.get("workerid", ""))
+        self.token = self.handover.token if self.handover else uuid.uuid4().hex
+        # Why this worker cannot run items (its dataset, sandbox or model is missing here):
+        # each of its items fails with it, and the session goes on on the other workers.
+        self.unusable: str | None = None
         self.store = ItemStore(settings.report)
         self.candidate = PolicyConfig.from_env(max_turns=settings.max_turns)
         self.rows: dict[str, dict[str, Any]] = {}
         self.attempts: dict[str, str | None] = {}  # item id -> the attempt its row came from
-        self.shipped: dict[str, dict[str, Any]] = {}  # records a worker could not save
+        self.shipped: dict[str, dict[str, Any]] = {}  # records the controller could not save
+        self.save_errors: list[str] = []  # the controller's failed saves, for the summary
         self.summary: list[str] = []
         self.gate_failed: str | None = None
         self.write_error: str | None = None
@@ -71,6 +85,7 @@ class ABSession:
         self._sandbox: Sandbox | None = None
         self._workdir: Path | None = None
         self._lock: IO[str] | None = None
+        self._handover_out: Handover | None = None
 
     def open(self) -> None:
         """The controller's hold on the report directory, at configure: created, writable and
@@ -91,6 +106,8 @@ class ABSession:
         except ReportDirError as exc:
             raise pytest.UsageError(f"--toolpolicy-report {report}: {exc}") from None
         self.store.sweep()  # safe now: no other session writes here
+        # A worker that reads this token here shares the controller's disk (handover.py).
+        write_atomic(report / TOKEN_FILE, lambda p: p.write_text(self.token, encoding="utf-8"))
         if not self.settings.resume:
             # The memo is a cache, not a result: a fresh run re-executes what it measures, so
             # its counts of tool executions are its own (two runs print the same table).
@@ -119,6 +136,43 @@ class ABSession:
                 ) from None
         return self._loaded
 
+    def instance_ids(self) -> list[str]:
+        """The instances to run: a worker takes the controller's list, so that every worker
+        collects the same items whether or not it can load the dataset itself."""
+        if self.handover is not None:
+            return list(self.handover.instance_ids)
+        return [i.instance_id for i in self.loaded().instances]
+
+    def handover_for_workers(self) -> Handover:
+        """What each worker is handed (``pytest_configure_node``): made once, for all."""
+        if self._handover_out is None:
+            self._handover_out = self._make_handover()
+        return self._handover_out
+
+    def _make_handover(self) -> Handover:
+        import os
+
+        from ..models.local.model import URL_ENV
+
+        resumed = {}
+        if self.settings.resume:
+            for spec in self.specs():
+                if (record := self.store.load(spec.id)) is not None:
+                    resumed[spec.id] = {"row": record["row"], "attempt": record.get("attempt")}
+        return Handover(
+            instance_ids=self.instance_ids(),
+            report=str(self.settings.report.resolve()),
+            token=self.token,
+            resumed=resumed,
+            local_url=os.environ.get(URL_ENV),
+        )
+
+    def _finished(self, item_id: str) -> dict[str, Any] | None:
+        """An item an earlier session finished (``--toolpolicy-resume``): its row and attempt."""
+        if self.handover is not None:
+            return self.handover.resumed.get(item_id)
+        return self.store.load(item_id)
+
     def sandbox(self) -> Sandbox:
         if self._sandbox is None:
             try:
@@ -139,8 +193,7 @@ class ABSession:
         then the candidates and the ablations of the policy."""
         k = self.settings.trials
         out: list[ItemSpec] = []
-        for instance in self.loaded().instances:
-            iid = instance.instance_id
+        for iid in self.instance_ids():
             for trial in range(1, k + 1) if k > 1 else (None,):
                 out += [ItemSpec(iid, arm, trial=trial) for arm in self.settings.arms]
                 if "policy" in self.settings.arms:
@@ -154,11 +207,14 @@ class ABSession:
     # -- one item ---------------------------------------------------------------------------
 
     def run(self, spec: ItemSpec, node: pytest.Item) -> dict[str, Any]:
-        if self.settings.resume and (record := self.store.load(spec.id)) is not None:
+        if self.settings.resume and (record := self._finished(spec.id)) is not None:
             row = {**record["row"], "resumed": True}
             self._ship(node, row, record.get("attempt"))
             return row
-        row, trajectory, failure = self._measure(spec)
+        if self.unusable is not None:
+            row, trajectory, failure = self._unusable(spec)
+        else:
+            row, trajectory, failure = self._measure(spec)
         row, problems = self._finish(spec, node, row, trajectory)
         problems = [p for p in (failure, *problems) if p]
         if problems:  # the row is with the controller already: failing loses nothing
@@ -166,6 +222,18 @@ class ABSession:
         if row["status"] == "infra_error":  # the instance cannot be graded here: not a failure
             pytest.skip(jsonsafe.escape(f"{spec.id}: {row['error']}"))
         return row
+
+    def _unusable(self, spec: ItemSpec) -> tuple[dict[str, Any], Trajectory | None, str | None]:
+        import socket
+
+        reason = (
+            f"worker {self.worker_id} on {socket.gethostname()} cannot run items: {self.unusable}"
+        )
+        return (
+            error_row(spec, self.row_meta, f"harness fault: {reason}"),
+            None,
+            f"{spec.id}: {reason}",
+        )
 
     def _measure(self, spec: ItemSpec) -> tuple[dict[str, Any], Trajectory | None, str | None]:
         """(row, trajectory, why the item fails). A harness fault, ``HarnessFault`` from a tool
@@ -196,6 +264,9 @@ class ABSession:
             problems.append(f"{spec.id}: {reason}")
         # Before the save: a disk that is full or read-only costs the file, never the row.
         self._ship(node, row, attempt)
+        if self.is_worker:  # the controller saves it (this worker may share no disk with it)
+            node.user_properties.append((RECORD_PROPERTY, text))
+            return row, problems
         try:
             self.store.write(spec.id, text)
         except OSError as exc:
@@ -214,7 +285,7 @@ class ABSession:
             self._workdir = Path(tempfile.gettempdir()) / "toolpolicy-ab"
             instances = {i.instance_id: i for i in self.loaded().instances}
             settings = self.settings
-            memo = ExecutionMemo(settings.report / "memo.sqlite") if settings.memo else None
+            memo = ExecutionMemo(self._memo_path()) if settings.memo else None
             self._harness = Harness(
                 instances=instances,
                 make_model=_model_factory(settings, instances),
@@ -230,6 +301,11 @@ class ABSession:
                 candidates={c.name: c for c in settings.candidates},
             )
         return self._harness
+
+    def _memo_path(self) -> Path:
+        if self.handover is not None:
+            return self.handover.memo_path()
+        return self.settings.report / "memo.sqlite"
 
     def close(self) -> None:
         if self._harness is not None and self._harness.memo is not None:
@@ -248,8 +324,21 @@ class ABSession:
                 self.rows[item_id] = row
                 self.attempts[item_id] = shipped.get("attempt")
             elif name == RECORD_PROPERTY:
-                record = json.loads(value)
-                self.shipped[record["item"]] = record
+                self._save(value)
+        # Saved now: the record need not stay on the report (a JUnit XML file, say).
+        report.user_properties = [p for p in report.user_properties if p[0] != RECORD_PROPERTY]
+
+    def _save(self, text: str) -> None:
+        """A worker's record, saved by the controller; one it cannot save stays in memory
+        (its trajectory still reaches the report) and the summary says why."""
+        record = json.loads(text)
+        try:
+            self.store.write(record["item"], text)
+        except OSError as exc:
+            self.shipped[record["item"]] = record
+            self.save_errors.append(
+                f"{record['item']}: could not save its result to {self.store.path(record['item'])}: {exc}"
+            )
 
     def results(self) -> pd.DataFrame:
         """This session's rows (resumed ones included), in item order: never an earlier
