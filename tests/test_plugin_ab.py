@@ -382,6 +382,7 @@ def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
     assert table.loc["policy", "verdict"].startswith("no paired verdict: every current item")
 
 
+@pytest.mark.slow  # every request retried against a dead endpoint: ~16 s
 def test_a_dead_endpoint_is_a_model_error_on_each_item(
     evals: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -39,6 +39,7 @@ def _summaries(result: pytest.RunResult) -> list[tuple[str, ...]]:
     return [m.groups() for line in lines if (m := SUMMARY.fullmatch(line))]
 
 
+@pytest.mark.slow  # a whole A/B run for its lines: ~10 s
 def test_verbose_prints_a_line_per_item_as_it_finishes(evals: pytest.Pytester) -> None:
     result, rows = _run(evals, "-v", "--toolpolicy-sample=1", "--toolpolicy-seed=3")
     lines = [m for line in result.outlines if (m := ITEM.fullmatch(line))]
@@ -70,6 +71,7 @@ def test_the_running_summary_counts_the_selected_items_and_the_time_left(
     assert "toolpolicy progress" not in quiet.stdout.str()
 
 
+@pytest.mark.slow  # an A/B under -n 2: ~20 s
 def test_under_xdist_the_controller_counts_the_workers_items(evals: pytest.Pytester) -> None:
     result, rows = _run(evals, "-n", "2", "--toolpolicy-sample=1", "--toolpolicy-seed=3")
     result.stdout.fnmatch_lines(["2 workers [[]2 items[]]"])

@@ -24,6 +24,10 @@ ARGS = ["--toolpolicy=ab", "--toolpolicy-sample=2", "--toolpolicy-seed=3", "--to
 VOLATILE = ("cf_tool_executions",)
 
 
+# Whole A/B sessions under xdist (~15-70 s each): `make test-slow`, which CI runs.
+pytestmark = pytest.mark.slow
+
+
 def _pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     argv = [sys.executable, "-m", "pytest", *args]
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600)
@@ -34,7 +38,6 @@ def _table(report: Path) -> pd.DataFrame:
     return table.drop(columns=[c for c in table.columns if c in VOLATILE])
 
 
-@pytest.mark.slow  # two A/B sessions of 2 instances: ~60 s
 def test_socket_workers_give_the_local_table_and_only_the_controller_writes(tmp_path: Path) -> None:
     local, remote = tmp_path / "local", tmp_path / "controller"
     local.mkdir()

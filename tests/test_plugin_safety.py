@@ -60,6 +60,7 @@ def _items(report: Path) -> dict[str, tuple[bytes, int]]:
 # -- 1. never delete on start ---------------------------------------------------------------
 
 
+@pytest.mark.slow  # three A/B sessions in a row: ~20 s
 def test_collect_only_and_k_change_nothing_of_the_other_items(evals: pytest.Pytester) -> None:
     report = evals.path / "report"
     args = ["--toolpolicy=ab", f"--toolpolicy-report={report}", *ONE]
@@ -142,7 +143,11 @@ store.write_atomic = full
 """
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "workers",
+    [[], pytest.param(["-n", "1"], marks=pytest.mark.slow)],  # xdist: ~17 s, in test-slow
+    ids=["serial", "xdist"],
+)
 def test_a_failed_save_is_reported_and_the_row_still_reaches_the_table(
     evals: pytest.Pytester, workers: list[str]
 ) -> None:

@@ -24,6 +24,7 @@ def test_the_summary_ends_with_the_viewers_index(pytester: pytest.Pytester) -> N
     assert len(list((report / "view" / "i").iterdir())) == 1
 
 
+@pytest.mark.slow  # a second A/B run, for an option: ~8 s
 def test_no_view_builds_none(pytester: pytest.Pytester) -> None:
     report = pytester.path / "report"
     result = pytester.runpytest_subprocess(

@@ -62,18 +62,18 @@ def finish(
         lines.append(f"resumed: {int(results['resumed'].fillna(False).astype(bool).sum())} items")
     all_failed = not (results["status"] == "ok").any()
     failed = gate_failure(table, all_failed) if gate else None
-    viewer = build_viewer(directory) if view and write_error is None else None
+    viewer = build_viewer(directory, table) if view and write_error is None else None
     return Finished(lines, failed, write_error, viewer)
 
 
-def build_viewer(directory: Path) -> str:
+def build_viewer(directory: Path, table: pd.DataFrame | None = None) -> str:
     """The viewer's site, built from the files just written (so it shows what a later
     ``toolpolicy view`` would). Its failure is reported, never the session's: the results are
     already on disk."""
     from ..view import ReportError, SiteError, build_site
 
     try:
-        site = build_site(directory)
+        site = build_site(directory, table=table)
     except (ReportError, SiteError, OSError) as exc:
         return f"viewer: not built: {exc} (retry with: toolpolicy view {directory})"
     return f"viewer: {site.index} ({site.pages} pages, {site.bytes / 1e6:.1f} MB, {site.seconds:.1f} s)"

@@ -13,13 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..paths import write_atomic
 from .item_html import render_item
 from .pages import index_page, instance_page, item_rows, items_page, page_name
 from .redact import Redactor
 from .source import read_report
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SITE = "view"
 STATIC = ("site.css", "items.js", "instance.js")
@@ -39,10 +42,16 @@ class Site:
 
 
 def build_site(
-    report_dir: Path, out: Path | None = None, *, environ: Mapping[str, str] | None = None
+    report_dir: Path,
+    out: Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    table: pd.DataFrame | None = None,
 ) -> Site:
     """Read ``report_dir`` and write the site into ``out`` (default ``report_dir/view``).
-    ``environ``: whose secret-named variables are redacted (default: this process's)."""
+    ``environ``: whose secret-named variables are redacted (default: this process's);
+    ``table``: the report's decision table when the caller has it (the session, just after
+    writing the report), else computed from ``results.parquet``."""
     start = time.monotonic()
     report = read_report(Path(report_dir))
     out = Path(out) if out is not None else report.directory / SITE
@@ -59,10 +68,9 @@ def build_site(
     from ..ab.table import decision_table
 
     results = report.results
-    write(
-        out / "index.html",
-        index_page(decision_table(results, report.meta), report.meta, results, clean),
-    )
+    if table is None:
+        table = decision_table(results, report.meta)
+    write(out / "index.html", index_page(table, report.meta, results, clean))
     write(out / "items.html", items_page(item_rows(results), clean))
     notes = [f"trajectories.jsonl {line}" for line in report.trajectories.unreadable[:10]]
     pages = {}

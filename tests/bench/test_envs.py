@@ -432,6 +432,7 @@ def test_an_environment_commit_missing_from_the_mirror(offline: Path, shared_cac
         build_environment(item, repos=offline, cache_dir=shared_cache)
 
 
+@pytest.mark.slow  # builds environments through the command: ~19 s
 def test_envs_build_and_list_commands(
     offline: Path,
     tmp_path: Path,
