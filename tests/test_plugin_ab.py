@@ -332,6 +332,7 @@ def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytest
     assert list(results.loc[results["status"] == "ok", "variant"]) == ["policy"]  # still there
 
 
+@pytest.mark.slow  # an A/B session with a broken environment: ~9 s
 def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
     evals: pytest.Pytester,
 ) -> None:
@@ -413,6 +414,7 @@ def test_a_dead_endpoint_is_a_model_error_on_each_item(
     assert "sk-test-not-a-key" not in result.stdout.str()
 
 
+@pytest.mark.slow  # A/B sessions against a stub endpoint: ~8 s
 def test_the_endpoint_is_set_by_options(
     evals: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

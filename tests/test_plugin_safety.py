@@ -250,6 +250,7 @@ item._run_item = broken
 """
 
 
+@pytest.mark.slow  # an A/B session in which every item fails: ~9 s
 def test_a_session_where_nothing_was_measured_still_writes_its_report(
     evals: pytest.Pytester,
 ) -> None:

@@ -290,6 +290,7 @@ def wheel(directory: Path, name: str, module: str) -> Path:
     return path
 
 
+@pytest.mark.slow  # two commits' environments built: ~8 s
 def test_built_at_the_environment_setup_commit(
     offline: Path, tmp_path: Path, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
