@@ -13,6 +13,7 @@ SHORT = [
 ]
 
 
+@pytest.mark.slow  # tests/view/test_site.py reads the same line off its shared session
 def test_the_summary_ends_with_the_viewers_index(pytester: pytest.Pytester) -> None:
     report = pytester.path / "report"
     result = pytester.runpytest_subprocess(*SHORT, f"--toolpolicy-report={report}")

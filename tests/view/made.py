@@ -34,6 +34,7 @@ def _pytest(root: Path, *args: str) -> None:
         *args,
     ]
     done = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=600)
+    (root / "stdout.txt").write_text(done.stdout, encoding="utf-8")  # for the tests to read
     if done.returncode not in (0, 1):  # 1: items failed as measured (a model error is a failure)
         raise AssertionError(
             f"the A/B session failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"

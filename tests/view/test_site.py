@@ -47,9 +47,13 @@ def test_every_instance_and_item_has_its_page(report: Path, tmp_path: Path) -> N
     assert all(f'"item": "{i}"' in items for i in results["item"])
 
 
-def test_the_session_built_the_site_itself(report: Path) -> None:
+def test_the_session_built_the_site_and_its_summary_ends_with_the_index(report: Path) -> None:
     assert (report / "view" / "index.html").is_file()
     assert (report / "instances.jsonl").is_file()
+    lines = (report.parent / "stdout.txt").read_text(encoding="utf-8").splitlines()
+    last = lines[-2]  # before pytest's own "8 passed in ..."
+    # 7 files: the stylesheet, 2 scripts, the index, the item list, 2 instance pages
+    assert last.startswith(f"toolpolicy viewer: {report / 'view' / 'index.html'} (7 pages, "), last
 
 
 def test_a_rebuild_removes_pages_of_instances_gone(report: Path, tmp_path: Path) -> None:
