@@ -206,6 +206,11 @@ def _undecided(verdict: object) -> bool:
     return str(verdict).startswith(UNDECIDED)
 
 
+def _no_verdict(r: pd.Series, shown: str | None) -> str:
+    """A variant's missing verdict, not repeated when the policy's line already gave it."""
+    return "no verdict (as above)" if r["verdict"] == shown else str(r["verdict"])
+
+
 def summary_lines(table: pd.DataFrame) -> list[str]:
     """The verdict, one line per ablated gate, the counterfactual spend and the harness faults."""
     lines = []
@@ -226,9 +231,7 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
         if name is None:
             continue
         if _undecided(r["verdict"]):
-            lines.append(
-                f"candidate {name}: {'no verdict (as above)' if r['verdict'] == shown else r['verdict']}"
-            )
+            lines.append(f"candidate {name}: {_no_verdict(r, shown)}")
         else:
             beyond = r.get("acted_beyond")
             acted = (
@@ -245,9 +248,7 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
         if not _undecided(r["verdict"]):
             lines.append(f"gate {gate}: {r['verdict']}{_acted(r)} | {_stats(r)}")
         else:  # no statistics exist without pairs; a reason already printed is not repeated
-            lines.append(
-                f"gate {gate}: {'no verdict (as above)' if r['verdict'] == shown else r['verdict']}"
-            )
+            lines.append(f"gate {gate}: {_no_verdict(r, shown)}")
     lines += _trial_lines(table)
     if (
         "cached_share" in table
