@@ -12,6 +12,8 @@ from pytest_toolpolicy.primitives import Toolbox, Workspace
 from pytest_toolpolicy.primitives.embedder import model_dir
 from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxUnavailable
 
+from .sessions import ADDOPTS
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -51,11 +53,8 @@ def _nodeid(config: pytest.Config, arg: str) -> str:
 
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """pytester, its sessions without hypothesis' pytest plugin: no test of theirs uses it, and
-    in a fresh process it costs ~2 s (its whole package is assertion-rewritten on import, and
-    with PYTHONDONTWRITEBYTECODE set nothing of that is cached), on every subprocess run and on
-    every xdist worker such a run starts."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    """pytester, its sessions given their own PYTEST_ADDOPTS (tests/sessions.py says why)."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", ADDOPTS)
     return pytester
 
 

@@ -16,6 +16,7 @@ import pytest
 from pytest_toolpolicy.bench.load import BUNDLED_DIR
 
 from .remote_workers import socket_workers
+from .sessions import session_env
 
 ARGS = ["--toolpolicy=ab", "--toolpolicy-sample=2", "--toolpolicy-seed=3", "--toolpolicy-max-turns=3",
         "--toolpolicy-ablate=trigger.test", "-p", "no:randomly", "-p", "no:cacheprovider"]  # fmt: skip
@@ -30,7 +31,8 @@ pytestmark = pytest.mark.slow
 
 def _pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     argv = [sys.executable, "-m", "pytest", *args]
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600)
+    env = session_env()
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
 def _table(report: Path) -> pd.DataFrame:

@@ -4,7 +4,6 @@ user runs it (``pytest --toolpolicy=ab`` in a project with no tests of its own).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ..once import made_once
+from ..sessions import session_env
 
 # A reply that tries to break out of every context a page puts model text in.
 HOSTILE = (
@@ -34,9 +34,7 @@ def _pytest(root: Path, *args: str) -> None:
         "no:cacheprovider",
         *args,
     ]
-    # The session is the user's, not this run's: options given to this run (--durations, say)
-    # would change the output the tests read. Hypothesis' plugin is left out as in pytester's.
-    env = {**os.environ, "PYTEST_ADDOPTS": "-p no:hypothesispytest"}
+    env = session_env()
     done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     (root / "stdout.txt").write_text(done.stdout, encoding="utf-8")  # for the tests to read
     if done.returncode not in (0, 1):  # 1: items failed as measured (a model error is a failure)
