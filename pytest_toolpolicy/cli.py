@@ -241,6 +241,10 @@ def _run(ns: argparse.Namespace) -> int:
             " are estimates (tokenizer count, price table entry 'sim'), not a model's skill"
         )
     print(f"trajectory: {out}")
+    if traj.outcome.outcome == "model_error":  # the run is kept and shown; the call failed
+        reason = " ".join(str(traj.outcome.detail.get("reason", "")).split())
+        print(f"toolpolicy: model_error: {reason}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -11,12 +11,22 @@ cut at ``MAX_DEPTH``, in a string that says so. Values that encode cleanly come 
 ``exact`` is for what must read back equal instead (a cache key, a recorded reply): the same
 text where it encodes, otherwise ``ensure_ascii`` JSON, whose ``\\ud800`` escapes ``json.loads``
 turns back into the lone surrogate.
+
+``loads`` is the way in for JSON that something outside wrote (an endpoint's body, a model's
+reply, a script or cache file): ``json.loads`` recurses once per level, so 200,000 ``[`` raise
+``RecursionError`` from deep inside it, and a value a few hundred levels deep that does decode
+overflows whatever walks it next. ``loads`` measures the nesting first, in linear time, and
+refuses more than ``MAX_DEPTH`` levels with ``TooDeep``, a ``ValueError`` like every other reason
+the text is not usable JSON.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from array import array
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
 MAX_DEPTH = 64
@@ -127,3 +137,63 @@ def escape(text: str) -> str:
         return text
     joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     return joined.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+class TooDeep(ValueError):
+    """JSON text nested deeper than its bound, refused before it is decoded."""
+
+    def __init__(self, max_depth: int) -> None:
+        super().__init__(f"nested deeper than {max_depth} levels")
+        self.max_depth = max_depth
+
+
+# A JSON string, or the rest of the text when its closing quote never comes. Each of its parts
+# stops where the next must begin, so it never backtracks and always matches: removing every
+# string is one linear pass, however hostile the quoting.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+# An opening bracket counts +1 and a closing one -1, as signed bytes.
+_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+
+
+def depth(text: str | bytes | bytearray) -> int:
+    """How many containers deep the JSON ``text`` nests, brackets inside strings not counted.
+
+    Linear in the length of ``text`` and recursion-free. On text that is not JSON it is still an
+    upper bound of how deep a decoder gets before it fails, since up to its first error the
+    decoder sees the same strings and brackets."""
+    steps = _STRING.sub(b"", _utf8(text)).translate(None, _NOT_BRACKETS).translate(_STEPS)
+    return max(0, max(accumulate(array("b", steps)), default=0))
+
+
+def check_depth(text: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> None:
+    """``TooDeep`` if ``text`` nests deeper than ``max_depth`` levels (see ``depth``)."""
+    # The number of opening brackets bounds the depth (a UTF-16 text's bytes hold at least as
+    # many): most texts are done with two counts.
+    if isinstance(text, str):
+        opened = text.count("[") + text.count("{")
+    else:
+        opened = text.count(b"[") + text.count(b"{")
+    if opened > max_depth and depth(text) > max_depth:
+        raise TooDeep(max_depth)
+
+
+def _utf8(text: str | bytes | bytearray) -> bytes:
+    """``text`` as UTF-8 bytes, bytes read in the encoding ``json.loads`` would read them in."""
+    if not isinstance(text, str):
+        encoding = json.detect_encoding(text)
+        if encoding in ("utf-8", "utf-8-sig"):
+            return bytes(text)
+        # UTF-16 or -32: their bytes can look like a quote or a bracket in mid-character.
+        text = bytes(text).decode(encoding, "surrogatepass")
+    # Every character that matters here is ASCII, which UTF-8 never uses inside a longer
+    # sequence; surrogatepass keeps a lone surrogate from stopping the count.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def loads(text: str | bytes | bytearray, *, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads(text)``, refusing with ``TooDeep`` (a ``ValueError``) what nests deeper
+    than ``max_depth`` levels. Other refusals are ``json.loads``'s own ``ValueError``s: its
+    ``JSONDecodeError``, or an integer past Python's digit limit."""
+    check_depth(text, max_depth)
+    return json.loads(text)

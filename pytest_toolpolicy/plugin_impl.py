@@ -27,6 +27,7 @@ def configure(config: pytest.Config, get: Callable[[str], Any], key: pytest.Stas
     """Start the A/B session the options ask for and register its hooks; ``get`` reads an
     option, its ini key as the fallback."""
     from .ab.hooks import ABHooks
+    from .ab.progress_hooks import progress_hooks
     from .ab.session import ABSession
     from .ab.settings import SettingsError, limits_from, settings_from
 
@@ -42,6 +43,7 @@ def configure(config: pytest.Config, get: Callable[[str], Any], key: pytest.Stas
     if settings is None:
         return
     session = ABSession(config, settings)
+    progress = progress_hooks(session)  # the controller's, unless -qq; checked before the rest
     if session.is_worker:
         _prepare_worker(config, settings, session)
     else:
@@ -53,6 +55,9 @@ def configure(config: pytest.Config, get: Callable[[str], Any], key: pytest.Stas
         _serve_local_model(config, settings)
     config.stash[key] = session
     config.pluginmanager.register(ABHooks(session), "toolpolicy-ab")
+    if progress is not None:
+        config.pluginmanager.register(progress, "toolpolicy-progress")
+        config.add_cleanup(progress.stop)  # the run loop stops it; this, when none ran
 
 
 def _prepare_worker(config: pytest.Config, settings: Settings, session: ABSession) -> None:

@@ -220,3 +220,108 @@ def test_a_trajectory_with_surrogates_and_500_deep_arguments_saves_and_loads(
     (loaded,) = load_trajectories(path)
     assert loaded.turns[0].request == ToolCall("search_symbol", {**args, "query": "x\\ud800"})
     assert loaded.outcome == Outcome("stop", {"r": "\\udc80"})
+
+
+# --- loads: the nesting bound, measured before decoding -----------------------------------
+
+
+def containers(value: Any) -> int:
+    """How many containers deep ``value`` is (an empty one counts), without recursion."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, (dict, list)):
+            level += 1
+            todo.extend((v, level) for v in (item.values() if isinstance(item, dict) else item))
+        deepest = max(deepest, level)
+    return deepest
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1", 0),
+        ("[]", 1),
+        ("{}", 1),
+        ('"[[[{{{"', 0),
+        ('["[", {"a": "]]]{"}]', 2),
+        (r'["\"[", []]', 2),
+        (r'["\\", [[]]]', 3),
+        ('"an unterminated string [[[[', 0),  # a string runs to the end when it never closes
+        ('[["\\', 2),  # a lone backslash at the very end
+        ("[1]]]][[[", 1),  # a decoder stops at the first stray "]"
+        ("[\ud800, [\udfff]]", 2),  # lone surrogates are counted past, not refused
+    ],
+)
+def test_depth_counts_containers_not_the_brackets_of_strings(text: str, expected: int) -> None:
+    assert jsonsafe.depth(text) == expected
+    assert jsonsafe.depth(text.encode("utf-8", "surrogatepass")) == expected
+
+
+def random_json(rng: random.Random, depth: int = 0) -> Any:
+    pick = rng.random()
+    if depth > 100 or pick < 0.3:
+        chars = ["a", "é", "😀", "[", "]", "{", "}", '"', "\\", "\\u", "\n", "\u225b", "\u5b22"]
+        return rng.choice(["".join(rng.choice(chars) for _ in range(4)), 1.5, -3, None, True])
+    if pick < 0.65:
+        return [random_json(rng, depth + 1) for _ in range(rng.choice([0, 1, 1, 1, 2]))]
+    return {
+        random_json(rng, 101): random_json(rng, depth + 1) for _ in range(rng.choice([0, 1, 2]))
+    }
+
+
+def test_depth_is_the_nesting_of_any_json_in_every_encoding() -> None:
+    rng = random.Random(5)
+    for _ in range(400):
+        value = random_json(rng)
+        for text in (json.dumps(value), json.dumps(value, ensure_ascii=False)):
+            want = containers(value)
+            assert jsonsafe.depth(text) == want, text
+            assert jsonsafe.depth(text.encode()) == want
+            # json.loads reads UTF-16 and -32 bytes too, whose bytes can look like '"' or '['
+            # ("\u225b" is 5b 22 in UTF-16-LE): they are measured as the characters they encode.
+            for encoding in ("utf-16-le", "utf-16-be", "utf-32"):
+                assert jsonsafe.depth(text.encode(encoding)) == want, (encoding, text)
+
+
+def test_loads_never_returns_deeper_than_its_bound_whatever_the_text() -> None:
+    # Broken JSON too: the bound must hold for whatever json.loads would accept.
+    rng = random.Random(8)
+    pieces = ["[", "]", "{", "}", '"', "\\", ",", ":", "1", '"a"', " ", "[[[[", "]]]]"]
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        try:
+            value = jsonsafe.loads(text, max_depth=3)
+        except jsonsafe.TooDeep:
+            continue
+        except ValueError:
+            continue
+        assert containers(value) <= 3, text
+
+
+def test_the_bound_lets_exactly_max_depth_levels_through() -> None:
+    at_bound = "[" * jsonsafe.MAX_DEPTH + "]" * jsonsafe.MAX_DEPTH
+    assert containers(jsonsafe.loads(at_bound)) == jsonsafe.MAX_DEPTH
+    with pytest.raises(jsonsafe.TooDeep, match=f"^nested deeper than {jsonsafe.MAX_DEPTH} levels$"):
+        jsonsafe.loads("[" + at_bound + "]")
+    with pytest.raises(jsonsafe.TooDeep, match="^nested deeper than 2 levels$"):
+        jsonsafe.check_depth(b'{"a": [[1]]}', max_depth=2)
+    jsonsafe.check_depth(b'{"a": ["[[[[", 1]}', max_depth=2)
+
+
+@pytest.mark.parametrize("kind", [str, bytes])
+def test_200000_levels_are_refused_without_recursion(kind: type) -> None:
+    deep = "[" * 200_000 + "]" * 200_000
+    text = deep if kind is str else deep.encode()
+    with pytest.raises(jsonsafe.TooDeep):
+        jsonsafe.loads(text)
+    with pytest.raises(RecursionError):
+        json.loads(text)  # what loads() keeps it from
+    # The same brackets inside a string are text, and read as such.
+    assert jsonsafe.loads(json.dumps({"text": deep})) == {"text": deep}
+
+
+def test_a_refusal_of_loads_is_a_value_error_like_json_s_own() -> None:
+    for text in ("[" * 100, "{", "9" * 5000):
+        with pytest.raises(ValueError):
+            jsonsafe.loads(text)

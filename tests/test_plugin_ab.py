@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -293,6 +294,71 @@ def test_gate_fails_a_precision_drop_of_0_031(evals: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*toolpolicy gate: FAILED*precision*"])
     assert "failed: resolve" not in result.stdout.str()
+
+
+def test_the_header_counts_the_instances_measured_and_those_run_and_loaded(
+    evals: pytest.Pytester,
+) -> None:
+    """Not the instances loaded: a -k run of one item measured one instance (of the 2 loaded),
+    and an instance whose only item was a harness fault ran but was not measured."""
+    first, second = _sampled_ids(evals)
+    report = evals.path / "report"
+    args = ["--toolpolicy=ab", *SAMPLE, SHORT, f"--toolpolicy-report={report}"]
+    one = evals.runpytest_subprocess(*args, "-k", f"{second} and current")
+    one.assert_outcomes(passed=1, deselected=3)
+    one.stdout.fnmatch_lines(["1 instance (* under-specified) of 2 loaded, seed 3; FAIL_TO_PASS*"])
+    header = (report / "decision.md").read_text(encoding="utf-8").splitlines()[2]
+    assert header.startswith("1 instance (") and " of 2 loaded, seed 3;" in header
+
+    evals.makeconftest(
+        f"""
+        import pytest_toolpolicy.ab.item as item
+
+        real = item._run_item
+
+        def broken(spec, harness, directory):
+            if spec.instance_id == "{first}":
+                raise RuntimeError("workspace exploded")
+            return real(spec, harness, directory)
+
+        item._run_item = broken
+        """
+    )
+    faulted = evals.runpytest_subprocess(*args, "-k", "current")
+    faulted.assert_outcomes(passed=1, failed=1, deselected=2)
+    faulted.stdout.fnmatch_lines(["1 instance (* under-specified) measured of 2 run, seed 3; *"])
+
+
+def test_a_row_whose_patch_leaves_the_repository_is_named_and_the_others_run(
+    evals: pytest.Pytester,
+) -> None:
+    """A test_patch naming an absolute path is a load error naming the instance and the field,
+    listed in the header, where it used to fail at grading with git's "outside repository"."""
+    from pytest_toolpolicy.bench.load import BUNDLED_DIR
+
+    root = evals.path / "bench"
+    shutil.copytree(BUNDLED_DIR.parent / "repos", root / "repos")
+    good = root / "instances" / "bundled__httpkit-3"
+    shutil.copytree(BUNDLED_DIR / good.name, good)
+    bad = root / "instances" / "bundled__httpkit-99"
+    shutil.copytree(good, bad)
+    row = json.loads((bad / "instance.json").read_text(encoding="utf-8"))
+    row["instance_id"] = bad.name
+    row["test_patch"] = row["test_patch"].replace(" a/", " a//tmp/").replace(" b/", " b//tmp/")
+    (bad / "instance.json").write_text(json.dumps(row), encoding="utf-8")
+    report = evals.path / "report"
+    result = evals.runpytest_subprocess(
+        "--toolpolicy=ab", SHORT, f"--toolpolicy-dataset=bundled:{root / 'instances'}",
+        f"--toolpolicy-report={report}", "-k", "current", "-p", "no:randomly",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1, deselected=1)
+    result.stdout.fnmatch_lines(
+        [
+            "instances that could not be loaded: 1 (not run)",
+            "  instance bundled__httpkit-99: field test_patch: line 1 names '/tmp/*', which is"
+            " absolute",
+        ]
+    )
 
 
 def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytester) -> None:

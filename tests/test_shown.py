@@ -20,7 +20,7 @@ from pytest_toolpolicy.current.prompt import (
 )
 from pytest_toolpolicy.models.sim import baseline_arm, policy_arm
 from pytest_toolpolicy.policy.config import PolicyConfig
-from pytest_toolpolicy.policy.ledger import Ledger
+from pytest_toolpolicy.policy.ledger import Ledger, noop_observation
 from pytest_toolpolicy.policy.observe import observe
 from pytest_toolpolicy.policy.prompt import (
     MAX_LINE_CHARS,
@@ -129,6 +129,25 @@ def test_a_truncated_window_an_empty_ledger_and_a_cut_observation() -> None:
     assert cut.latest_text == verbatim(big)
     assert marker.startswith(f"… [truncated: {MAX_VERBATIM_CHARS} of ")
     assert marker.endswith(" chars shown]") and start.startswith('{"kind": "run_test"')
+
+
+def test_a_rejection_and_a_no_op_read_back_with_their_whole_reasons() -> None:
+    """The records of turns that ran nothing: a reason holding the separator (``, got 0``) stays
+    whole in the line's result, and neither line reads as an error, a commit or a test."""
+    window = "invalid arg: window (expected int 1..100, got 0)"
+    ledger = _ledger().append(
+        rejection_observation(Rejection("read_entity", window)),
+        noop_observation('reply has an unknown field: "why"'),
+    )
+    view = shown.read_policy(_policy_user(ledger))
+    rejected, noop = view.ledger[-2:]
+    assert shown.entry_fields(rejected) == ["rejected", "read_entity", window]
+    assert shown.entry_fields(noop) == ["noop", "reply", 'reply has an unknown field: "why"']
+    for line in (rejected, noop):
+        assert not shown.entry_is_error(line) and not policy_arm._is_commit(line)
+        assert not policy_arm._is_test(line) and policy_arm._refusal(line, SEL) is None
+    assert view.latest == json.loads(verbatim(ledger.latest)) and view.latest["kind"] == "noop"
+    assert (view.shown, view.total) == (8, 8)
 
 
 # --- the baseline arm --------------------------------------------------------------------------

@@ -3,6 +3,12 @@
 "No change" is exact: Δresolve = 0, |Δcost| ≤ 5%, |Δtokens| ≤ 5% (relative to the full policy),
 Δcall_precision = 0, Δselection_accuracy = 0, all as Fractions. A NaN measure cannot show "no
 change", so its gate is kept — deleting a gate needs positive evidence that it does nothing.
+
+A measure the harness cannot observe at all on these instances (:func:`.measures.unobservable`:
+no gold label for any of them) is treated as the decision rule treats it: not judged. The rule
+is applied to the other measures, and the verdict names the measure left out and why — so on
+unlabelled instances a gate is deleted iff the four observable measures do not move, rather than
+kept forever for want of a label that no run could supply.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from fractions import Fraction
 import pandas as pd
 
 from .fmt import percent, signed
-from .measures import MEASURES, exact
+from .measures import MEASURES, exact, unobservable
 
 NOISE = Fraction(5, 100)  # cost and tokens may move this much, relative, and still be "no change"
 RELATIVE = ("cost", "tokens")
@@ -25,10 +31,17 @@ class Ablation:
     delete: bool
     changed: list[str] = field(default_factory=list)
     detail: str = ""  # the changed measures and by how much, e.g. "resolve −0.15, tokens +12%"
+    not_judged: dict[str, str] = field(default_factory=dict)  # measure -> why it was left out
+
+    @property
+    def judged_note(self) -> str:
+        return "; ".join(f"{m} not judged: {why}" for m, why in self.not_judged.items())
 
     @property
     def verdict(self) -> str:
-        return "delete" if self.delete else f"keep ({self.detail})"
+        if self.delete:
+            return f"delete ({self.judged_note})" if self.not_judged else "delete"
+        return f"keep ({'; '.join(filter(None, (self.detail, self.judged_note)))})"
 
 
 def _change(measure: str, ablated: Fraction | None, full: Fraction | None) -> str | None:
@@ -46,13 +59,31 @@ def _change(measure: str, ablated: Fraction | None, full: Fraction | None) -> st
     return f"{measure} {percent(rel, NOISE if rel > 0 else -NOISE)}"
 
 
-def no_change_flags(ablated: pd.Series, full: pd.Series) -> dict[str, bool]:
-    """Per measure: True iff removing the gate left it unchanged under the rule."""
-    return {m: _change(m, exact(ablated, m), exact(full, m)) is None for m in MEASURES}
+def _unjudged(ablated: pd.Series, full: pd.Series) -> dict[str, str]:
+    """The measures either row cannot observe, with the reason (said once when shared)."""
+    out = {}
+    for m in MEASURES:
+        reasons = dict.fromkeys(r for r in (unobservable(ablated, m), unobservable(full, m)) if r)
+        if reasons:
+            out[m] = "; ".join(reasons)
+    return out
+
+
+def no_change_flags(ablated: pd.Series, full: pd.Series) -> dict[str, bool | None]:
+    """Per measure: True iff removing the gate left it unchanged under the rule; None where the
+    measure is not judged."""
+    skipped = _unjudged(ablated, full)
+    return {
+        m: None if m in skipped else _change(m, exact(ablated, m), exact(full, m)) is None
+        for m in MEASURES
+    }
 
 
 def ablate(gate: str, ablated: pd.Series, full: pd.Series) -> Ablation:
     """Judge one ``policy-no:<gate>`` row of :func:`measures` against the full ``policy`` row."""
-    changes = {m: _change(m, exact(ablated, m), exact(full, m)) for m in MEASURES}
+    skipped = _unjudged(ablated, full)
+    changes = {
+        m: _change(m, exact(ablated, m), exact(full, m)) for m in MEASURES if m not in skipped
+    }
     moved = {m: text for m, text in changes.items() if text is not None}
-    return Ablation(gate, not moved, list(moved), ", ".join(moved.values()))
+    return Ablation(gate, not moved, list(moved), ", ".join(moved.values()), skipped)

@@ -4,6 +4,13 @@ Every measure is compared as a ``Fraction`` (counts for ratios, ``Fraction(repr(
 a cost of exactly 1.5× passes and a precision drop of 0.031 fails, as written. An unknown measure
 (an unpriced model, an arm that made no calls) cannot satisfy its criterion: the rule demands the
 candidate be shown no worse, and NaN shows nothing.
+
+One exception, stated wherever the verdict is: a criterion whose measure the harness cannot
+observe at all on these instances, for a reason it names (:func:`.measures.unobservable`: no gold
+label for any of them), is *not judged*. It neither passes nor blocks, and the verdict says how
+many criteria were judged and why the others were not. Only the measures in
+``measures.MAY_GO_UNOBSERVED`` can be: resolve, cost and tokens are always observable, so their
+unknowns still fail.
 """
 
 from __future__ import annotations
@@ -15,18 +22,31 @@ from numbers import Integral
 import pandas as pd
 
 from .fmt import MINUS, limit, number, signed
-from .measures import exact
+from .measures import exact, unobservable
 
 SPEND_LIMIT = Fraction(3, 2)  # cost and tokens: candidate ≤ 1.5 × current
 REGRESSION = Fraction(3, 100)  # precision and selection: candidate ≥ current − 0.03
 CRITERIA = ("resolve", "cost", "tokens", "call_precision", "selection_accuracy")
+PASSED, FAILED, NOT_JUDGED = "passed", "failed", "not judged"
 
 
 @dataclass(frozen=True)
 class Criterion:
     name: str
-    passed: bool
+    state: str  # passed | failed | not judged
     detail: str
+
+    @property
+    def passed(self) -> bool:
+        return self.state == PASSED
+
+    @property
+    def judged(self) -> bool:
+        return self.state != NOT_JUDGED
+
+
+def _criterion(name: str, passed: bool, detail: str) -> Criterion:
+    return Criterion(name, PASSED if passed else FAILED, detail)
 
 
 @dataclass(frozen=True)
@@ -35,16 +55,44 @@ class Decision:
     criteria: dict[str, Criterion]
 
     @property
+    def not_judged(self) -> list[Criterion]:
+        return [c for c in self.criteria.values() if not c.judged]
+
+    @property
+    def judged_note(self) -> str:
+        """E.g. "4 of 5 criteria judged; selection_accuracy not judged: ..."; "" when all were."""
+        skipped = self.not_judged
+        if not skipped:
+            return ""
+        judged = len(self.criteria) - len(skipped)
+        reasons = "; ".join(c.detail for c in skipped)
+        return f"{judged} of {len(self.criteria)} criteria judged; {reasons}"
+
+    @property
     def verdict(self) -> str:
+        note = f" ({self.judged_note})" if self.judged_note else ""
         if self.adopt:
-            return "ADOPT"
-        failed = ", ".join(c.detail for c in self.criteria.values() if not c.passed)
-        return f"NOT ADOPTED \u2014 failed: {failed}"
+            return "ADOPT" + note
+        failed = ", ".join(c.detail for c in self.criteria.values() if c.state == FAILED)
+        return f"NOT ADOPTED \u2014 failed: {failed}{note}"
 
 
 def _unknown(name: str, cand: Fraction | None, why: str, needs: str) -> Criterion:
     side = "the candidate" if cand is None else "current"
-    return Criterion(name, False, f"{name} unknown for {side} ({why}) \u2014 cannot show {needs}")
+    return _criterion(name, False, f"{name} unknown for {side} ({why}) \u2014 cannot show {needs}")
+
+
+def _not_judged(name: str, candidate: pd.Series, current: pd.Series) -> Criterion | None:
+    """The criterion as not judged, when either side cannot observe its measure at all."""
+    sides = (("the candidate", candidate), ("current", current))
+    found = {side: why for side, row in sides if (why := unobservable(row, name))}
+    if not found:
+        return None
+    if len(found) == 2 and len(set(found.values())) == 1:
+        shown = next(iter(found.values()))  # the same reason on both sides, said once
+    else:
+        shown = "; ".join(f"{why} ({side})" for side, why in found.items())
+    return Criterion(name, NOT_JUDGED, f"{name} not judged: {shown}")
 
 
 def _resolve(cand: Fraction | None, cur: Fraction | None, why: str | None = None) -> Criterion:
@@ -52,10 +100,10 @@ def _resolve(cand: Fraction | None, cur: Fraction | None, why: str | None = None
         return _unknown("resolve", cand, why or "no items ran", "a strict gain")
     a, b = number(cand), number(cur)
     if cand == cur:
-        return Criterion("resolve", False, f"resolve (tie {a} = {b})")
+        return _criterion("resolve", False, f"resolve (tie {a} = {b})")
     if cand < cur:
-        return Criterion("resolve", False, f"resolve {a} < {b} ({signed(cand - cur)})")
-    return Criterion("resolve", True, f"resolve {a} vs {b} ({signed(cand - cur)})")
+        return _criterion("resolve", False, f"resolve {a} < {b} ({signed(cand - cur)})")
+    return _criterion("resolve", True, f"resolve {a} vs {b} ({signed(cand - cur)})")
 
 
 def _spend(name: str, cand: Fraction | None, cur: Fraction | None, why: str) -> Criterion:
@@ -66,11 +114,11 @@ def _spend(name: str, cand: Fraction | None, cur: Fraction | None, why: str) -> 
     if cur == 0:
         # No ratio exists against a free current arm; only an equally free candidate passes.
         shown = f"{name} {number(cand, 4)} vs 0"
-        return Criterion(name, passed, f"{shown} ({needs})" if passed else f"{shown} > 0")
+        return _criterion(name, passed, f"{shown} ({needs})" if passed else f"{shown} > 0")
     ratio = number(cand / cur, 2, SPEND_LIMIT) + "\u00d7"
     if passed:
-        return Criterion(name, True, f"{name} {ratio} ({needs})")
-    return Criterion(name, False, f"{name} {ratio} > {limit(SPEND_LIMIT)}\u00d7")
+        return _criterion(name, True, f"{name} {ratio} ({needs})")
+    return _criterion(name, False, f"{name} {ratio} > {limit(SPEND_LIMIT)}\u00d7")
 
 
 def _no_regression(name: str, cand: Fraction | None, cur: Fraction | None, why: str) -> Criterion:
@@ -81,7 +129,7 @@ def _no_regression(name: str, cand: Fraction | None, cur: Fraction | None, why: 
     passed = delta >= -REGRESSION
     shown = f"{name} {number(cand, 3)} vs {number(cur, 3)}"
     op = "\u2265" if passed else "<"
-    return Criterion(
+    return _criterion(
         name, passed, f"{shown} ({signed(delta, 3, -REGRESSION)} {op} {MINUS}{limit(REGRESSION)})"
     )
 
@@ -100,7 +148,7 @@ def decide(candidate: pd.Series, current: pd.Series) -> Decision:
     nothing = f"no measured item in {' or '.join(empty)}" if empty else None
     # The cost reason is that of the side _unknown names: the candidate's if its cost is unknown.
     costly = candidate if exact(candidate, "cost") is None else current
-    criteria = [
+    judged = [
         _resolve(*pair("resolve"), nothing),
         _spend("cost", *pair("cost"), nothing or _cost_unknown(costly)),
         _spend("tokens", *pair("tokens"), nothing or "no items ran"),
@@ -109,7 +157,10 @@ def decide(candidate: pd.Series, current: pd.Series) -> Decision:
             "selection_accuracy", *pair("selection_accuracy"), nothing or "no scored selections"
         ),
     ]
-    return Decision(all(c.passed for c in criteria), {c.name: c for c in criteria})
+    # A side with nothing measured has nothing to observe either: its unknowns fail, as above.
+    criteria = [c if nothing else _not_judged(c.name, candidate, current) or c for c in judged]
+    adopt = all(c.passed for c in criteria if c.judged)
+    return Decision(adopt, {c.name: c for c in criteria})
 
 
 def _cost_unknown(row: pd.Series) -> str:

@@ -8,7 +8,8 @@ nothing: the table says how often the gate acted beside its verdict, and why it 
 An act is the gate doing what switching it off would undo:
 
 - ``trigger.*``: a triggered observation of its kind (lint, test, symbol);
-- ``validate.registry`` / ``.args`` / ``.evidence``: a rejection for its rule;
+- ``validate.registry`` / ``.args`` / ``.evidence``: a rejection for its rule (the first and the
+  second of a turn each count; read from the turn's ``rejections``, not its observations);
 - ``noop.affordances``: the run ended on ``ask_user`` or ``stop``;
 - ``serialize``: a turn whose extra calls were deferred;
 - ``retrieve.top5``: a selection shown fewer than all six tools;
@@ -50,6 +51,7 @@ def acts(trajectory: Trajectory) -> dict[str, int]:
         for shown in turn.retrieval:
             count["retrieve.top5"] += len(shown.get("tools") or ()) < len(TOOL_NAMES)
             count["retrieve.embed"] += shown.get("fallback") == "embed"
+        # Each rejection once: the ledger's ``rejected`` observations record the same ones.
         for rejection in turn.rejections:
             for gate, prefixes in _REJECTIONS.items():
                 count[gate] += rejection.reason.startswith(prefixes)

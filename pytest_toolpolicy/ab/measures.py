@@ -8,6 +8,12 @@ shown, and :mod:`.table` gives no verdict on such a row.
 
 The rows keep the integer counts beside each ratio so the decision and ablation rules can compare
 exact fractions: a threshold such as "≥ current − 0.03" must not flip on a float rounding error.
+
+Selection accuracy is scored only on instances with a gold label (hand-written, or derived from the
+gold patch) in every variant, so both arms are scored on the same labelled instances; the rows
+count the instances scored on each kind of label and those left out for want of one. A measure
+the harness cannot observe at all on a row's items says why (:func:`unobservable`), which the
+rules tell apart from a measure that is merely undefined.
 """
 
 from __future__ import annotations
@@ -18,9 +24,15 @@ from fractions import Fraction
 
 import pandas as pd
 
+from ..bench.gold_source import DERIVED, HAND, SOURCES
+from ..bench.gold_source import NONE as UNLABELLED
 from .schema import variant_order
 
 MEASURES = ("resolve", "cost", "tokens", "call_precision", "selection_accuracy")
+# The measures that can be structurally unobservable: selection accuracy without gold labels and,
+# later, the call precision of an agent whose loop hides its tool calls. Resolve, cost and tokens
+# are observable on any measured item, so an unknown one is a failure to show, never "not judged".
+MAY_GO_UNOBSERVED = frozenset({"call_precision", "selection_accuracy"})
 # Which items a row measures: the sample shared by every variant; this variant's own measured items
 # (the shared sample left it none); or none at all (every item failed).
 SHARED, OWN, NONE = "shared", "own", "none"
@@ -28,6 +40,7 @@ COLUMNS = (
     "arm", "gate", "model", "sample", "n", "n_errors", "cost_unknown",
     "resolved", "resolve", "cost", "tokens", "tokens_total",
     "calls", "necessary", "call_precision", "sel_correct", "sel_attempted", "selection_accuracy",
+    "labelled_hand", "labelled_derived", "unlabelled",
     "underspecified", "abstained_correct", "abstention",
     "resolvable", "abstained_false", "false_abstention",
     "instances", "trials", "passed_all", "pass_k",
@@ -86,10 +99,39 @@ def _keys(rows: pd.DataFrame) -> pd.Series:
     return run_keys(rows)
 
 
-def _variant_row(rows: pd.DataFrame, excluded: set[tuple[object, ...]]) -> dict[str, object]:
+def label_sources(rows: pd.DataFrame) -> pd.Series:
+    """Each row's ``gold_source``; a row saved before the column existed was scored on a
+    hand-written label iff it scored any selection."""
+    attempted = pd.to_numeric(rows["selection_attempted"], errors="coerce").fillna(0)
+    inferred = pd.Series(UNLABELLED, index=rows.index).where(attempted == 0, HAND)
+    if "gold_source" not in rows:
+        return inferred
+    return rows["gold_source"].where(rows["gold_source"].isin(SOURCES), inferred)
+
+
+def unlabelled_instances(results: pd.DataFrame) -> set[object]:
+    """Instances with a measured item scored on no gold label: left out of every variant's
+    selection accuracy, so every variant is scored on the same labelled instances."""
+    if not len(results):
+        return set()
+    ok = results[results["status"] == "ok"]
+    return set(ok.loc[label_sources(ok) == UNLABELLED, "instance_id"])
+
+
+def _variant_row(
+    rows: pd.DataFrame, excluded: set[tuple[object, ...]], unlabelled: set[object]
+) -> dict[str, object]:
     # Every variant is measured on the same instances (spec §9: the identical sample), so an
     # instance with an unmeasured item anywhere is left out of all of them.
     ok = rows[(rows["status"] == "ok") & ~_keys(rows).isin(excluded)]
+    labelled = ~ok["instance_id"].isin(unlabelled)
+    sources = label_sources(ok)
+    # An unlabelled instance's selections count in no variant: zeroed here, so the trial
+    # spreads below leave it out too.
+    ok = ok.assign(
+        selection_correct=ok["selection_correct"].where(labelled, 0),
+        selection_attempted=ok["selection_attempted"].where(labelled, 0),
+    )
     n = len(ok)
     resolved = int(ok["resolved"].sum())
     calls, necessary = int(ok["calls"].sum()), int(ok["necessary_calls"].sum())
@@ -122,6 +164,9 @@ def _variant_row(rows: pd.DataFrame, excluded: set[tuple[object, ...]]) -> dict[
         "sel_correct": correct,
         "sel_attempted": attempted,
         "selection_accuracy": _ratio(correct, attempted),
+        "labelled_hand": int(ok.loc[labelled & (sources == HAND), "instance_id"].nunique()),
+        "labelled_derived": int(ok.loc[labelled & (sources == DERIVED), "instance_id"].nunique()),
+        "unlabelled": int(ok.loc[~labelled, "instance_id"].nunique()),
         "underspecified": int(under.sum()),
         "abstained_correct": abstained_correct,
         "abstention": _ratio(abstained_correct, int(under.sum())),
@@ -215,7 +260,8 @@ def measures(results: pd.DataFrame) -> pd.DataFrame:
     """One row per variant (index ``variant``), in table order: current, policy, ablations."""
     order = variant_order(set(results["variant"])) if len(results) else []
     excluded = incomplete_instances(results)
-    rows = [_sampled_row(results[results["variant"] == v], excluded) for v in order]
+    unlabelled = unlabelled_instances(results)
+    rows = [_sampled_row(results[results["variant"] == v], excluded, unlabelled) for v in order]
     return pd.DataFrame(rows, index=pd.Index(order, name="variant"), columns=list(COLUMNS))
 
 
@@ -228,12 +274,14 @@ def row_of(table: pd.DataFrame, variant: str) -> pd.Series:
     return found
 
 
-def _sampled_row(rows: pd.DataFrame, excluded: set[tuple[object, ...]]) -> dict[str, object]:
-    shared = _variant_row(rows, excluded)
+def _sampled_row(
+    rows: pd.DataFrame, excluded: set[tuple[object, ...]], unlabelled: set[object]
+) -> dict[str, object]:
+    shared = _variant_row(rows, excluded, unlabelled)
     if shared["n"]:
         return shared
     # The shared sample is empty for this variant: a blank row would hide what it did measure.
-    own = _variant_row(rows, set())
+    own = _variant_row(rows, set(), unlabelled)
     return {**own, "sample": OWN if own["n"] else NONE}
 
 
@@ -251,3 +299,19 @@ def exact(row: pd.Series, measure: str) -> Fraction | None:
     if measure == "cost":
         return to_fraction(row["cost"])
     raise ValueError(f"unknown measure {measure!r}; expected one of {', '.join(MEASURES)}")
+
+
+def unobservable(row: pd.Series, measure: str) -> str | None:
+    """Why ``measure`` cannot be observed at all on this row's measured items, as the harness
+    states it; None when it can. Not the same as undefined: an arm that made no tool call has
+    an undefined call precision it could have had, an instance without a gold label has no
+    selection accuracy to observe. Only measures in ``MAY_GO_UNOBSERVED`` can be unobservable."""
+    if measure not in MAY_GO_UNOBSERVED or not row.get("n"):
+        return None
+    if measure == "selection_accuracy":
+        hand, derived = row.get("labelled_hand"), row.get("labelled_derived")
+        if hand is None or derived is None or pd.isna(hand) or pd.isna(derived):
+            return None  # a row from before the label counts: read as it was then
+        if int(hand) + int(derived) == 0:
+            return "no gold labels for any of these instances"
+    return None  # call precision: every arm's calls are visible today

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bench.gold_source import DERIVED_KEY
+from ..bench.gold_source import record as gold_record
 from ..bench.grade import GradeResult, grade
 from ..bench.instance import Instance
 from ..models.base import Completion, Model
@@ -139,6 +141,14 @@ def run_instance(
         **({"counterfactual": dataclasses.asdict(precision)} if precision else {}),
         "tools": dataclasses.asdict(memo.stats),
         "repo": instance.repo,
+        # The label derived from the gold patch (the trajectory does not hold the patch), so a
+        # row rebuilt from the saved trajectory is scored as this one is.
+        DERIVED_KEY: gold_record(
+            instance.instance_id,
+            instance.problem_statement,
+            instance.patch,
+            instance.underspecified,
+        ),
         "trial": setup.trial,
         # The simulator's own seed (the session's seed, moved on by one a trial).
         **({"sim_seed": seed} if isinstance(seed := getattr(model, "seed", None), int) else {}),

@@ -1,6 +1,8 @@
-"""Live progress of an A/B session, off the rows as they reach the controller.
+"""Live progress of an A/B session, off the rows as they reach the controller and the items
+that start and end there.
 
-Pure: the hooks feed in rows and the clock, and write out the lines. A row is read defensively
+Pure: the hooks feed in rows, items and the clock, and write out the lines; ``ticker.py`` asks
+on a clock whether a summary is due while items run. A row is read defensively
 (a harness fault's row carries only its identity, status and error; an older session's may lack
 a column), because a progress line must never be why a session fails.
 """
@@ -16,8 +18,9 @@ from typing import Any, Literal
 from .schema import ABLATION_PREFIX, CANDIDATE_PREFIX, item_of
 
 Level = Literal["items", "summary", "off"]
-# A summary at least this often, and at every tenth of the items: a long real-model run still
-# says it is alive, and a short one says so at every tenth without flooding.
+# A summary at least this often while items run (on a clock: ticker.py), and at every tenth of
+# the items: a long real-model run still says it is alive, a short one says so at every tenth
+# without flooding.
 INTERVAL_S = 30.0
 STEPS = 10
 ERROR_WIDTH = 70
@@ -39,12 +42,16 @@ def row_in(properties: Iterable[tuple[str, object]], name: str) -> dict[str, Any
     return None
 
 
-def count_items(ids: Iterable[str], item_ids: Iterable[str]) -> int:
-    """How many collected node ids are A/B items: their parameter id names an item (a project's
+def item_nodes(ids: Iterable[str], item_ids: Iterable[str]) -> set[str]:
+    """The collected node ids that are A/B items: their parameter id names an item (a project's
     own test may add parameters of its own around it)."""
     wanted = set(item_ids)
-    params = [i.partition("[")[2].removesuffix("]") for i in ids if "[" in i]
-    return sum(p in wanted or any(w in p for w in wanted) for p in params)
+
+    def is_item(node: str) -> bool:
+        param = node.partition("[")[2].removesuffix("]")
+        return bool(param) and (param in wanted or any(w in param for w in wanted))
+
+    return {node for node in ids if "[" in node and is_item(node)}
 
 
 def eta(elapsed: float, ran: int, remaining: int) -> float | None:
@@ -149,15 +156,22 @@ def spend(rows: Iterable[Mapping[str, Any]]) -> str:
 
 
 def summary_line(
-    rows: Sequence[Mapping[str, Any]], total: int | None, elapsed: float, *, final: bool
+    rows: Sequence[Mapping[str, Any]],
+    total: int | None,
+    elapsed: float,
+    *,
+    final: bool,
+    running: int = 0,
 ) -> str:
     done = len(rows)
     resumed = sum(bool(row.get("resumed")) for row in rows)
     parts = [f"{done}/{total} items" if total else f"{done} items"]
     if resumed:
         parts[0] += f" ({resumed} resumed)"
+    if running and not final:
+        parts[0] += f", {running} running"
     groups = resolved_by_group(rows)
-    parts.append("resolved " + ", ".join(f"{g} {r}/{n}" for g, r, n in groups))
+    parts.append("resolved " + (", ".join(f"{g} {r}/{n}" for g, r, n in groups) or "none yet"))
     unmeasured = sum(row.get("status") != "ok" for row in rows)
     if unmeasured:
         parts.append(f"{unmeasured} not measured")
@@ -172,17 +186,35 @@ def summary_line(
 
 @dataclass
 class Progress:
-    """The rows so far (by item: a rerun item replaces its row) and when the summary showed."""
+    """The rows so far (by item: a rerun item replaces its row), the items running (by node
+    id, from their start until their row or their end) and when the summary showed."""
 
     total: int | None = None  # the A/B items to run; None until collection says
     started: float = 0.0
     trial: bool = False  # name the trial in item lines (several trials ran)
+    interval: float = INTERVAL_S
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    running: set[str] = field(default_factory=set)
     shown_at: float = 0.0
     shown_done: int = 0
 
     def start(self, total: int, now: float) -> None:
         self.total, self.started, self.shown_at = total, now, now
+
+    def begin(self, node: str) -> None:
+        self.running.add(node)
+
+    def end(self, node: str) -> None:
+        self.running.discard(node)
+
+    def tick_due(self, now: float) -> bool:
+        """A summary on the clock: an interval since the last one while items run, whether
+        or not one finished since."""
+        return bool(self.running) and now - self.shown_at >= self.interval
+
+    def next_tick(self, now: float) -> float:
+        """Seconds until a summary on the clock can next be due."""
+        return max(0.0, self.shown_at + self.interval - now)
 
     def add(self, row: dict[str, Any]) -> str:
         """Take a row; its item line."""
@@ -195,7 +227,7 @@ class Progress:
         done = len(self.rows)
         if done == self.shown_done or (self.total and done >= self.total):
             return False
-        if now - self.shown_at >= INTERVAL_S:
+        if now - self.shown_at >= self.interval:
             return True
         if not steps or not self.total:
             return False
@@ -204,4 +236,5 @@ class Progress:
 
     def summary(self, now: float, *, final: bool = False) -> str:
         self.shown_at, self.shown_done = now, len(self.rows)
-        return summary_line(list(self.rows.values()), self.total, now - self.started, final=final)
+        rows, running = list(self.rows.values()), len(self.running)
+        return summary_line(rows, self.total, now - self.started, final=final, running=running)

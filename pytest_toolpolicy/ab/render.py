@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from .decision import no_decision_reason
-from .measures import NONE, OWN, row_of
+from .measures import NONE, OWN, row_of, unobservable
 from .schema import CANDIDATE_PREFIX, gate_of, item_of
 
 
@@ -47,10 +47,17 @@ UNDECIDED = ("no decision", "no paired verdict", "no verdict")
 
 def header_lines(meta: dict[str, Any]) -> list[str]:
     visible = "visible" if meta.get("tests_visible") else "NOT visible"
+    # The instances measured (an item graded), then those that ran and those loaded where
+    # they are more: a -k run of one item measured one instance of the 25 loaded.
+    n, run, loaded = (meta.get(k) for k in ("n_instances", "n_instances_run", "n_instances_loaded"))
+    count = f"{n} instance{'' if n == 1 else 's'} ({meta.get('n_underspecified')} under-specified)"
+    if isinstance(run, int) and run != n:
+        count += f" measured of {run} run"
+    if isinstance(loaded, int) and loaded != (run if isinstance(run, int) else n):
+        count += f"{',' if isinstance(run, int) and run != n else ''} of {loaded} loaded"
     lines = [
         f"A/B decision (spec \u00a79) \u2014 model {meta.get('model')}, dataset {meta.get('dataset')}",
-        f"{meta.get('n_instances')} instances ({meta.get('n_underspecified')} under-specified), "
-        f"seed {meta.get('seed')}; FAIL_TO_PASS tests were {visible} to the agent",
+        f"{count}, seed {meta.get('seed')}; FAIL_TO_PASS tests were {visible} to the agent",
     ]
     if meta.get("is_sim"):
         profile = meta.get("sim_profile")
@@ -62,8 +69,12 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
         lines.append(_requests_line(meta))
     if meta.get("sandbox") == "degraded":
         lines.append("sandbox: DEGRADED (no bubblewrap): tests and commands ran unconfined")
-    if meta.get("load_errors"):
-        lines.append(f"instances that could not be loaded: {len(meta['load_errors'])} (not run)")
+    if errors := meta.get("load_errors"):
+        listed = 5  # each names its instance and field; the rest are counted
+        lines.append(f"instances that could not be loaded: {len(errors)} (not run)")
+        lines += [f"  {error}" for error in errors[:listed]]
+        if len(errors) > listed:
+            lines.append(f"  ... and {len(errors) - listed} more")
     if meta.get("excluded"):
         shown = "; ".join(meta["excluded"][:3]) + ("; ..." if len(meta["excluded"]) > 3 else "")
         lines.append(f"excluded (cannot run here): {len(meta['excluded'])}: {shown}")
@@ -123,13 +134,51 @@ def compact_rows(table: pd.DataFrame) -> list[list[str]]:
             _num(r["cost"], ".4f"),
             _num(r["tokens"], ".0f"),
             _frac(r["call_precision"], r["necessary"], r["calls"]),
-            _frac(r["selection_accuracy"], r["sel_correct"], r["sel_attempted"]),
+            _selection_cell(r),
             _frac(r["abstention"], r["abstained_correct"], r["underspecified"]),
             _frac(r["false_abstention"], r["abstained_false"], r["resolvable"]),
             *([_frac(r["pass_k"], r["passed_all"], r["instances"])] if several else []),
         ]
         for variant, r in table.iterrows()
     ]
+
+
+def _selection_cell(r: pd.Series) -> str:
+    if unobservable(r, "selection_accuracy"):
+        return "n/a (no labels)"  # not 0/0 attempts: there was nothing to score them on
+    return _frac(r["selection_accuracy"], r["sel_correct"], r["sel_attempted"])
+
+
+LABEL_COUNTS = ("labelled_hand", "labelled_derived", "unlabelled")
+
+
+def _count(value: object) -> int:
+    """A count cell as an int (0 where a table from before the column has none)."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0
+    return 0 if math.isnan(number) else int(number)
+
+
+def label_lines(table: pd.DataFrame) -> list[str]:
+    """Which gold labels selection accuracy was scored on, when any was not hand-written."""
+    if not set(LABEL_COUNTS) <= set(table.columns):
+        return []
+    counts = {str(v): tuple(_count(r[c]) for c in LABEL_COUNTS) for v, r in table.iterrows()}
+    if not any(derived or none for _, derived, none in counts.values()):
+        return []
+
+    def said(hand: int, derived: int, none: int) -> str:
+        return (
+            f"{derived} instances scored on labels derived from the gold patch"
+            f" (gold_labels/FORMAT.md), {hand} on hand-written ones, {none} without a label"
+            " (left out of selection accuracy)"
+        )
+
+    if len(set(counts.values())) == 1:
+        return ["gold labels: " + said(*next(iter(counts.values())))]
+    return ["gold labels:", *(f"  {variant}: {said(*c)}" for variant, c in counts.items())]
 
 
 def _aligned(rows: list[list[str]]) -> list[str]:
@@ -249,6 +298,7 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
             lines.append(f"gate {gate}: {r['verdict']}{_acted(r)} | {_stats(r)}")
         else:  # no statistics exist without pairs; a reason already printed is not repeated
             lines.append(f"gate {gate}: {_no_verdict(r, shown)}")
+    lines += label_lines(table)
     lines += _trial_lines(table)
     if (
         "cached_share" in table

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..bench.gold import GoldError, load_gold
+from ..bench.gold_source import Labelled, label_for
 from ..types import Trajectory
 from . import counterfactual, gate_acts, selection
 from .schema import CANDIDATE_PREFIX, SPECS, repo_of
@@ -58,6 +58,7 @@ class Source:
     calls: int
     selection_correct: int
     selection_attempted: int
+    gold: Labelled  # the label selection was scored on, and where it came from
     abstained: bool
     duration_s: float
     acts: dict[str, int]  # each gate's acts (gate_acts.py); {} for the baseline
@@ -69,7 +70,9 @@ def source_of(
 ) -> Source:
     meta = trajectory.meta
     grade_ = meta.get("grade") or {}
-    correct, attempted = _selection(trajectory, gold_dir)
+    gold = label_for(trajectory.instance_id, gold_dir, meta)
+    # No label: nothing attempted, so it neither helps nor hurts either arm.
+    correct, attempted = selection.score(trajectory, gold.label) if gold.label else (0, 0)
     parsed, replies = selection.replies_parsed(trajectory)
     return Source(
         trajectory=trajectory,
@@ -90,6 +93,7 @@ def source_of(
         calls=len(counterfactual.executed_calls(trajectory)),
         selection_correct=correct,
         selection_attempted=attempted,
+        gold=gold,
         abstained=selection.abstained(trajectory),
         duration_s=duration_s,
         acts=gate_acts.acts(trajectory) if trajectory.arm == "policy" else {},
@@ -149,13 +153,3 @@ def spec_of(trajectory: Trajectory) -> ItemSpec:
     candidate = variant[len(CANDIDATE_PREFIX) :] if variant.startswith(CANDIDATE_PREFIX) else None
     trial = trajectory.meta.get("trial")
     return ItemSpec(trajectory.instance_id, trajectory.arm, gate, candidate, trial or None)
-
-
-def _selection(trajectory: Trajectory, gold_dir: Path | None) -> tuple[int, int]:
-    try:
-        gold = load_gold(trajectory.instance_id, gold_dir) if gold_dir else None
-    except GoldError:
-        gold = None
-    if gold is None:
-        return 0, 0  # no label: not attempted, so it neither helps nor hurts either arm
-    return selection.score(trajectory, gold)

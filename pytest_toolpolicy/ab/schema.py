@@ -136,6 +136,18 @@ SPECS: tuple[Column, ...] = (
         lambda s: bool(s.grade.get("resolved")),
     ),
     Column(
+        "grade_reverted",
+        "str — JSON list: what of the model's changes took no part in grading, each"
+        ' "<path>: <why>" (conftest files, test configuration, test files, shadowing modules)',
+        lambda s: json.dumps(list(s.grade.get("reverted") or [])),
+    ),
+    Column(
+        "grade_flagged",
+        "str — JSON list: product code the model changed that the test run executes and"
+        ' grading cannot vouch for (a plugin module, pytest hooks), each "<path>: <why>"',
+        lambda s: json.dumps(list(s.grade.get("flagged") or [])),
+    ),
+    Column(
         "outcome",
         "str — how the loop ended: stop, ask_user, budget_exhausted, model_error",
         lambda s: s.trajectory.outcome.outcome,
@@ -213,8 +225,20 @@ SPECS: tuple[Column, ...] = (
     ),
     Column(
         "selection_attempted",
-        "int — decision points scored against the gold labels (first 3)",
+        "int — decision points scored against the gold label (first 3; 0 without a label)",
         lambda s: s.selection_attempted,
+    ),
+    Column(
+        "gold_source",
+        'str — where the gold label selection was scored on came from: "hand" (written for'
+        ' the instance), "derived" (from its gold patch, gold_labels/FORMAT.md), "none" (no'
+        " label: the item is left out of selection accuracy)",
+        lambda s: s.gold.source,
+    ),
+    Column(
+        "gold_detail",
+        "str or None — derived: the rules that gave the label; none: why there is no label",
+        lambda s: s.gold.detail,
     ),
     Column(
         "abstained",

@@ -8,8 +8,10 @@ aggregated exactly once however the items were distributed.
 No finished result is lost: a row is handed to the report before its record is saved (a full
 or read-only disk fails the item, and the row still reaches the table, its record with it),
 and a session deletes nothing on start, so ``-k``, ``--collect-only`` or a rerun leave every
-other item's record as it was. The report is built from this session's rows alone (plus the
-resumed ones); the ``attempt`` id in a row and its record ties the two together.
+other item's record as it was. The report is built from this session's rows alone, or, with
+``--toolpolicy-resume``, from every record of the report directory with this session's rows in
+place of those of the same items (so a resumed ``-k`` run reports the whole A/B); the
+``attempt`` id in a row and its record ties the two together.
 
 Only the controller writes the report directory. A worker sends each record with its row in
 the test report, so workers on other machines (xdist's ``--tx socket=``/``ssh=``), which share
@@ -86,6 +88,8 @@ class ABSession:
         self._workdir: Path | None = None
         self._lock: IO[str] | None = None
         self._handover_out: Handover | None = None
+        self._earlier: dict[str, dict[str, Any]] | None = None
+        self.unreadable: list[str] = []  # record files of the report directory left unread
 
     def open(self) -> None:
         """The controller's hold on the report directory, at configure: created, writable and
@@ -341,22 +345,51 @@ class ABSession:
             )
 
     def results(self) -> pd.DataFrame:
-        """This session's rows (resumed ones included), in item order: never an earlier
-        session's leftovers from the report directory."""
+        """This session's rows (resumed ones included), in item order. Without
+        ``--toolpolicy-resume`` never an earlier session's leftovers from the report directory;
+        with it, the report directory's every record (``earlier``), this session's rows
+        replacing those of the same items."""
         from .results import results_frame
 
+        rows = {**self.earlier(), **self.rows} if self.settings.resume else self.rows
         order = {spec.id: n for n, spec in enumerate(self.specs())}
-        rows = sorted(self.rows.items(), key=lambda kv: order.get(kv[0], len(order)))
-        return results_frame(row for _, row in rows)
+        ordered = sorted(rows.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
+        return results_frame(row for _, row in ordered)
 
-    def meta(self) -> dict[str, Any]:
+    def earlier(self) -> dict[str, dict[str, Any]]:
+        """The rows of the report directory's records that this session did not run (a ``-k``
+        run leaves the others' as an earlier session wrote them), each marked resumed and tied
+        to its record's attempt, so that its trajectory reaches the report too. A file that
+        cannot be read is named in ``unreadable`` and left out."""
+        if self._earlier is None:
+            found, self.unreadable = self.store.rows()
+            earlier = {item_id: rec for item_id, rec in found.items() if item_id not in self.rows}
+            self._earlier = {
+                item_id: {**row, "resumed": True} for item_id, (row, _) in earlier.items()
+            }
+            self.attempts |= {item_id: attempt for item_id, (_, attempt) in earlier.items()}
+        return self._earlier
+
+    def meta(self, results: pd.DataFrame) -> dict[str, Any]:
+        """The header's facts. Its instances are those ``results`` measured (an item that ran
+        and was graded); those that ran at all and those loaded are given beside them, so a
+        ``-k`` run of one item says it measured one instance, not the 25 it loaded."""
         loaded = self.loaded()
         model = self.settings.model
+        flags = {i.instance_id: i.underspecified for i in loaded.instances}
+        measured = results[results["status"] == "ok"].drop_duplicates("instance_id")
         return {
             "model": model,
             "dataset": self.settings.dataset,
-            "n_instances": len(loaded.instances),
-            "n_underspecified": sum(i.underspecified for i in loaded.instances),
+            "n_instances": len(measured),
+            "n_underspecified": sum(
+                flags.get(iid, _flag(value))
+                for iid, value in zip(
+                    measured["instance_id"], measured["underspecified"], strict=True
+                )
+            ),
+            "n_instances_run": int(results["instance_id"].nunique()),
+            "n_instances_loaded": len(loaded.instances),
             "load_errors": [str(e) for e in loaded.errors],
             "excluded": [
                 n.removeprefix("excluded ") for n in loaded.notes if n.startswith("excluded ")
@@ -387,6 +420,14 @@ class ABSession:
             if record.get("trajectory"):
                 out.append(record["trajectory"])
         return out
+
+
+def _flag(value: Any) -> bool:
+    """A boolean cell of a frame: a numpy bool, or NaN / None / NA where the row lacks it."""
+    try:
+        return bool(value) and bool(value == value)
+    except (TypeError, ValueError):
+        return False
 
 
 def _model_factory(settings: Settings, instances: dict[str, Any]) -> Any:

@@ -4,7 +4,8 @@ One file per item (``items/<item id>.json``): written to a temporary name in the
 and renamed, so a session killed at any point leaves every finished item whole and none half
 written. Nothing is ever deleted at the start of a session: an item's file is replaced only when
 that item runs again, so ``-k``, ``--collect-only`` or a second look at the same directory never
-lose a finished result. ``--toolpolicy-resume`` reads the records back and skips those items.
+lose a finished result. ``--toolpolicy-resume`` reads the records back and skips those items,
+and reports every record of the directory, not only the items the session selected.
 
 Each record carries the ``attempt`` that wrote it, so the controller takes from disk only what
 this session wrote (a record left by an earlier session is never mistaken for this one's).
@@ -16,12 +17,14 @@ import fcntl
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from .. import jsonsafe
 from ..paths import safe_name, write_atomic
 from ..types import Trajectory
+from .schema import item_of
 
 LOCK_NAME = "session.lock"
 
@@ -72,8 +75,12 @@ class ItemStore:
 
     def read(self, item_id: str) -> dict[str, Any] | None:
         """The record as written, whatever its status; None when missing or unreadable."""
+        return self._read(self.path(item_id))
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, Any] | None:
         try:
-            record = json.loads(self.path(item_id).read_text(encoding="utf-8"))
+            record = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return record if isinstance(record, dict) else None
@@ -84,6 +91,28 @@ class ItemStore:
         if record is None or (record.get("row") or {}).get("status") != "ok":
             return None
         return record
+
+    def records(self) -> Iterator[tuple[Path, dict[str, Any] | None]]:
+        """Every item's record in the directory, by file name, or None for one that cannot be
+        read (a record is written whole or not at all: such a file was written by hand)."""
+        if not self.directory.is_dir():
+            return
+        for path in sorted(self.directory.glob("*.json")):
+            if not path.name.startswith("."):  # a write in flight, or cut short by a crash
+                record = self._read(path)
+                ok = record is not None and _item_of(record) is not None
+                yield path, record if ok else None
+
+    def rows(self) -> tuple[dict[str, tuple[dict[str, Any], str | None]], list[str]]:
+        """Every record's row and attempt by item id, and the files that cannot be read."""
+        found: dict[str, tuple[dict[str, Any], str | None]] = {}
+        unreadable: list[str] = []
+        for path, record in self.records():
+            if record is None:
+                unreadable.append(path.name)
+            else:
+                found[str(_item_of(record))] = (record["row"], record.get("attempt"))
+        return found, unreadable
 
     def clear(self) -> None:
         """Remove every item's record (for tests and users; a session never calls it)."""
@@ -97,6 +126,19 @@ class ItemStore:
         if self.directory.is_dir():
             for path in self.directory.glob(".tmp-*"):
                 path.unlink(missing_ok=True)
+
+
+def _item_of(record: dict[str, Any]) -> str | None:
+    """A record's item id, as written, else its row's; None when it has no row to read."""
+    row = record.get("row")
+    if not isinstance(row, dict):
+        return None
+    if isinstance(record.get("item"), str) and record["item"]:
+        return str(record["item"])
+    try:
+        return item_of(row)
+    except KeyError:
+        return None
 
 
 def prepare(directory: Path) -> None:

@@ -50,10 +50,14 @@ def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> d
         out[f"{name}_ratio"] = row[name] / base[name] if base[name] else float("nan")
     if ref == "current":  # the policy, or a candidate: the decision rule
         decision = decide(row, base)
-        out |= {f"pass_{c.name}": c.passed for c in decision.criteria.values()}
+        # pass_<criterion>: True, False, or None where the criterion was not judged.
+        out |= {
+            f"pass_{c.name}": c.passed if c.judged else None for c in decision.criteria.values()
+        }
         out |= {"verdict": decision.verdict, "details": "; ".join(
             c.detail for c in decision.criteria.values()
         )}  # fmt: skip
+        out |= _judged_columns([c.name for c in decision.not_judged], decision.judged_note)
         if variant != "policy" and "policy" in m.index:
             out["acted_beyond"] = _acted_beyond(row["acts"], row_of(m, "policy")["acts"])
     else:
@@ -61,6 +65,7 @@ def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> d
         ablation = ablate(gate, row, base)
         out |= {f"same_{k}": v for k, v in no_change_flags(row, base).items()}
         out |= {"verdict": ablation.verdict, "details": ablation.detail or "no change"}
+        out |= _judged_columns(list(ablation.not_judged), ablation.judged_note)
         # How often the gate acted where it was on (the full policy, same sample): a gate that
         # never acted cannot change a measure, so its "no change" shows nothing.
         out |= {
@@ -68,6 +73,11 @@ def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> d
             "gate_blocked": _count(base["blocked"], gate),
         }
     return out
+
+
+def _judged_columns(skipped: list[str], note: str) -> dict[str, Any]:
+    """How many of the rule's five measures were judged, and why the others were not."""
+    return {"judged": len(MEASURES) - len(skipped), "not_judged": note or None}
 
 
 def _acted_beyond(acts: object, policy: object) -> str:
@@ -124,7 +134,7 @@ def decision_table(results: pd.DataFrame, meta: dict[str, Any] | None = None) ->
     for variant in m.index:
         judged = _judge(str(variant), m, unpaired)
         extra.append({**judged, **_stats(results, str(variant), judged["reference"])})
-    columns = ["reference", "verdict", "details"]
+    columns = ["reference", "verdict", "details", "judged", "not_judged"]
     columns += [f"d_{name}" for name in MEASURES] + ["cost_ratio", "tokens_ratio"]
     columns += [f"pass_{name}" for name in MEASURES] + [f"same_{name}" for name in MEASURES]
     columns += ["gate_acts", "gate_blocked", "acted_beyond"]

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..primitives import hostgit, safefs
 from ..primitives.bwrap import SandboxLimits
+from ..primitives.safefs import remove_tree
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
 from .environment import generated_files
@@ -41,7 +42,6 @@ from .envspec import EnvironmentSetupError, EnvSpec
 from .interpreters import interpreter_version
 from .pipsettings import build_environ, pip_paths
 from .venvs import create_venv, pin_venv, restore_venv
-from .workspaces import remove_tree
 
 # A build may take minutes and compile things: more room than a test run gets.
 BUILD_LIMITS = SandboxLimits(
@@ -69,7 +69,7 @@ class Builder:
         self.python = str(self.venv / "bin" / "python")
 
     def build(self, checkout: Path, commit: str) -> dict[str, Any]:
-        remove_tree(self.home)  # a build that died half-way
+        remove_tree(self.home, within=self.home.parent)  # a build that died half-way
         self.home.parent.mkdir(parents=True, exist_ok=True)
         workspace = self._clone(checkout, commit)
         spec = self.spec.resolved(lambda rel: _is_file(self.home, rel))
@@ -88,7 +88,7 @@ class Builder:
             self._step(f"install `{spec.install}`", ["/bin/bash", "-c", spec.install])
         restore_venv(self.venv, pinned)
         probe = self._step("read sys.path", [self.python, "-I", "-c", PROBE])
-        remove_tree(self.home / TMP)
+        remove_tree(self.home / TMP, within=self.home)
         return {
             "repo": spec.repo,
             "version": spec.version,
@@ -106,6 +106,7 @@ class Builder:
         # A local clone hard-links the cached objects; the sandbox keeps this .git read-only.
         clone = ["clone", "-q", "--no-checkout", str(checkout), str(self.home)]
         hostgit.run(clone, cwd=self.home.parent, error=_checkout_error)
+        hostgit.neutralize_attributes(self.home / ".git")
         hostgit.run(["checkout", "-q", "--detach", commit], cwd=self.home, error=_checkout_error)
         info = self.home / ".git" / "info"
         info.mkdir(exist_ok=True)
@@ -119,15 +120,23 @@ class Builder:
     def top_up(self, checkout: Path, base: str) -> dict[str, Any]:
         """Install what the base commit's own install requires and the environment lacks
         (pip's dry run at the base commit says what) into the venv's ``toolpolicy-base/<base>``
-        (the venv is visible to every sandboxed run), with ``--no-deps --target``."""
-        layer = self.venv / LAYERS / base
-        src = layer / "src"
-        remove_tree(layer)
-        layer.mkdir(parents=True)
+        (the venv is visible to every sandboxed run), with ``--no-deps --target``.
+
+        The venv is the build's: whatever ran there may have left a link on the layer's path,
+        so every step's path is checked below the environment's directory, never followed."""
+        rel = f"{VENV}/{LAYERS}/{base}"
         wanted: list[str] = []
+        try:
+            layer = safefs.inside(self.home, rel)
+            remove_tree(layer, within=self.home)
+            safefs.make_dirs(self.home, rel)
+        except (OSError, safefs.UnsafePath) as exc:
+            raise EnvironmentSetupError(f"the base commit's layer: {exc}") from None
+        src = layer / "src"
         try:
             clone = ["clone", "-q", "--no-checkout", str(checkout), str(src)]
             hostgit.run(clone, cwd=layer, error=_checkout_error)
+            hostgit.neutralize_attributes(src / ".git")
             hostgit.run(["checkout", "-q", "--detach", base], cwd=src, error=_checkout_error)
             (layer / TMP).mkdir()
             ro = (str(src / ".git"),)
@@ -146,8 +155,8 @@ class Builder:
             raise EnvironmentSetupError(f"the base commit's layer: {exc}") from None
         finally:
             for leftover in (src, layer / TMP, layer / "report.json"):
-                with contextlib.suppress(OSError):
-                    remove_tree(leftover)
+                with contextlib.suppress(OSError, safefs.UnsafePath):
+                    remove_tree(leftover, within=layer)
         return {"commit": base, "packages": wanted, "site": layer_site(base) if wanted else ""}
 
     def _step(

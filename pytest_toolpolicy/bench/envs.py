@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..paths import cache_dir as default_cache_dir
 from ..paths import safe_name
+from ..primitives.safefs import remove_tree
 from ..primitives.sandbox import Sandbox
 from .envbuild import Builder, build_sandbox
 from .environment import Environment
@@ -51,7 +52,7 @@ from .envrecords import failure_record, lock, read_json, remembered, write_json
 from .envspec import EnvironmentSetupError, EnvSpec, spec_for
 from .interpreters import find_python
 from .pipsettings import pip_paths, scrubbed_environ
-from .workspaces import cached_checkout, mirror_name, remove_tree
+from .workspaces import cached_checkout, mirror_name
 
 if TYPE_CHECKING:
     from .instance import Instance
@@ -145,7 +146,7 @@ def build_environment(
                 meta = builder.build(checkout, commit)
             except EnvironmentSetupError as exc:
                 with contextlib.suppress(OSError):
-                    remove_tree(home)
+                    remove_tree(home, within=root)
                 write_json(failed_file, failure_record(exc, spec, commit))
                 return done("failed", reason=f"environment {name} failed to build: {exc}")
             for planted in home.glob(".toolpolicy-base-*"):  # only the harness writes these

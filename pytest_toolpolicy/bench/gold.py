@@ -1,7 +1,9 @@
 """Gold labels (``bench/bundled/instances/<instance_id>/gold.json``, beside each bundled instance) and
 the map that scores both arms on them.
 
-Format and mapping are documented in ``gold_labels/FORMAT.md``.
+Format and mapping are documented in ``gold_labels/FORMAT.md``. Instances without a hand-written
+label get one derived from their gold patch (``gold_derive.py``); ``gold_source.py`` says which
+label a run is scored on.
 """
 
 from __future__ import annotations
@@ -34,6 +36,15 @@ class GoldLabel:
     outcome: str  # stop | ask_user
     notes: str = ""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The ``gold.json`` shape (moves sorted, so equal labels write equal text)."""
+        return {
+            "instance_id": self.instance_id,
+            "decisions": [sorted(d) for d in self.decisions],
+            "outcome": self.outcome,
+            "notes": self.notes,
+        }
+
 
 def load_gold(instance_id: str, directory: Path = GOLD_DIR) -> GoldLabel:
     """The label in ``directory/<instance_id>/gold.json``."""
@@ -42,17 +53,31 @@ def load_gold(instance_id: str, directory: Path = GOLD_DIR) -> GoldLabel:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise GoldError(f"{path}: {exc}") from None
+    return label_from(data, instance_id, str(path))
+
+
+def hand_label(instance_id: str, directory: Path | None) -> GoldLabel | None:
+    """The hand-written label, or None when there is none (a broken one is a ``GoldError``)."""
+    if directory is None or not (directory / instance_id / "gold.json").exists():
+        return None
+    return load_gold(instance_id, directory)
+
+
+def label_from(data: object, instance_id: str, where: str) -> GoldLabel:
+    """A label from its ``gold.json`` shape; ``where`` names it in the error."""
+    if not isinstance(data, dict):
+        raise GoldError(f"{where}: a label is a JSON object, got {type(data).__name__}")
     decisions = data.get("decisions")
     if data.get("instance_id") != instance_id:
-        raise GoldError(f"{path}: instance_id is {data.get('instance_id')!r}")
+        raise GoldError(f"{where}: instance_id is {data.get('instance_id')!r}")
     if (
         not isinstance(decisions, list)
         or not decisions
         or not all(isinstance(d, list) and d and set(d) <= MOVES for d in decisions)
     ):
-        raise GoldError(f"{path}: decisions must be non-empty lists of {sorted(MOVES)}")
+        raise GoldError(f"{where}: decisions must be non-empty lists of {sorted(MOVES)}")
     if data.get("outcome") not in ("stop", "ask_user"):
-        raise GoldError(f"{path}: outcome must be stop or ask_user, got {data.get('outcome')!r}")
+        raise GoldError(f"{where}: outcome must be stop or ask_user, got {data.get('outcome')!r}")
     return GoldLabel(
         instance_id,
         tuple(frozenset(d) for d in decisions[:3]),

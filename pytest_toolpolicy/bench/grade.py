@@ -1,61 +1,59 @@
-"""Grading as SWE-bench does it: apply ``test_patch``, run FAIL_TO_PASS and PASS_TO_PASS with
-pytest in the sandbox, read each test's outcome from the junit report; resolved iff all passed.
+"""Grading as SWE-bench does it, and stricter: the tests run on the base commit's test files
+with ``test_patch`` applied, FAIL_TO_PASS and PASS_TO_PASS with pytest in the sandbox, each
+test's outcome read from what the grading plugin reports; resolved iff all passed.
 
-Only the junit report counts, never what the agent said. Listed ids follow SWE-bench's
-conventions (``testids.py``): the plugin matches each collected test by its node id or by the
-id SWE-bench's log ``parser`` makes of it, and when several tests share an id the outcome
-combines as SWE-bench's "last status line wins" does (``junit.py``). A listed id whose file is
-neither in the base commit nor in ``test_patch`` names no test ("[100%]", an artifact of
-wrapped progress lines): it is left out of the verdict, listed in ``GradeResult.ignored`` and
-noted in the reason.
+What is graded is the workspace's snapshot, put into a tree of its own (``grade_tree.py``):
+whatever the model changed that decides how tests are collected, configured or reported is put
+back as it was at the base commit first, and listed in ``GradeResult.reverted``; product code
+the run executes and grading cannot vouch for is kept and listed in ``flagged`` (``guard.py``
+has the rules). The outcomes reach the host over the sandbox's side channel, which nothing in
+the workspace and no process the tests start can write (``grade_run.py``): only the plugin's
+records count, never a file, never what the agent said. A run whose listed tests were not all
+collected and run is not resolved: a test that never reported is "missing".
+
+Listed ids follow SWE-bench's conventions (``testids.py``): the plugin matches each collected
+test by its node id or by the id SWE-bench's log ``parser`` makes of it, and when several tests
+share an id the outcome combines as SWE-bench's "last status line wins" does
+(``grade_records.py``). A listed id whose file is neither in the base commit nor in
+``test_patch`` names no test ("[100%]", an artifact of wrapped progress lines): it is left out
+of the verdict, listed in ``GradeResult.ignored`` and noted in the reason.
 
 An environment that cannot run the tests is ``infra_error`` with the reason, apart from a
-wrong patch (the rules are ``infra.py``'s): pytest wrote no report or ended with an internal or
-usage error (exit 3 or 4), or a test module failed to collect, and the output does not put it
-on a touched file; every listed test errors at setup with one cause in no touched file; a
-FAIL_TO_PASS test fails for want of a network (a PASS_TO_PASS one is left out of the verdict
-and listed). A run that hits the timeout is unresolved, naming the test that was running.
-
-The workspace is hostile while it is graded too: what the tests ran in the sandbox may have
-replaced a test file by a link, or the junit report and progress log by links, FIFOs or huge
-files. The test files are reset and removed through ``safefs`` (a link is replaced, never
-written through; a link above a test file is refused) and the reports read through it, bounded
-by ``limits.read_mb``; a refusal is an ``infra_error`` naming it. git runs via ``Workspace.git``.
+wrong patch (the rules are ``infra.py``'s): pytest never finished or ended with an internal or
+usage error (exit 3 or 4) before any test started, or a test module failed to collect, and the
+output does not put it on a touched file; every listed test errors at setup with one cause in
+no touched file; a FAIL_TO_PASS test fails for want of a network (a PASS_TO_PASS one is left
+out of the verdict and listed). A run that hits the timeout, or dies inside a test, is
+unresolved, naming the test that was running. A model's doing is never an ``infra_error``: an
+instance it could make one would leave both arms' counts.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import re
-import shutil
-import stat
 import sys
 import tempfile
 import time
-import uuid
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .. import limits
-from ..primitives import safefs
 from ..primitives.sandbox import Sandbox
-from ..primitives.workspace import Workspace
+from ..primitives.workspace import Workspace, WorkspaceError
 from .envs import Environment, EnvironmentSetupError, environment_for
-from .infra import blames_patch, needs_network, shared_setup_error
-from .junit import JunitReport, TestOutcome, module_of, parse_junit
+from .grade_run import Broken, Infra, Tampered, run_tests
+from .grade_tree import TreeError, grading_tree
+from .importable import installed_modules
+from .infra import needs_network, shared_setup_error
+from .outcomes import TestOutcome
 from .testids import PYTEST_PARSERS, path_of
-from .workspaces import WorkspaceSetupError, materialize, remove_tree
+from .workspaces import WorkspaceSetupError, materialize
 
 if TYPE_CHECKING:
+    from .grade_records import TestRun
     from .instance import Instance
 
 Status = Literal["resolved", "unresolved", "infra_error", "patch_error"]
-_PLUGIN = Path(__file__).with_name("grade_plugin.py")
 
 
 @dataclass(frozen=True)
@@ -67,23 +65,20 @@ class GradeResult:
     reason: str | None
     duration_s: float
     # Listed ids left out of the verdict: ids naming no test file, PASS_TO_PASS tests that
-    # need the network. (A default, so that results saved before the field load.)
+    # need the network. (Defaults, so that results saved before a field load.)
     ignored: tuple[str, ...] = ()
+    # What of the model's changes took no part in the run ("<path>: <why>"), and what took
+    # part that grading cannot vouch for (``guard.py``).
+    reverted: tuple[str, ...] = ()
+    flagged: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "ignored", tuple(self.ignored))  # a list, read back from JSON
+        for name in ("ignored", "reverted", "flagged"):  # lists, read back from JSON
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
 
 def _parser_of(env: Environment | None) -> str:
     return env.spec.log_parser if env is not None and env.spec is not None else "pytest"
-
-
-class _Infra(Exception):
-    pass
-
-
-class _Broken(Exception):
-    """pytest could not run the tests, and the output puts that on a touched file."""
 
 
 def grade(
@@ -95,15 +90,18 @@ def grade(
     timeout: float = 300.0,
     parser: str | None = None,
 ) -> GradeResult:
-    """Grade the workspace as it is now; afterwards it is restored exactly (no test_patch).
-    ``parser``: the SWE-bench log parser the instance's ids follow (``testids.PYTEST_PARSERS``);
-    by default the one its environment's spec names."""
-    parser = parser or _parser_of(env)
+    """Grade the workspace as it is now; afterwards its snapshot is restored exactly (files
+    hidden from snapshots by ``.gitignore`` are gone). ``parser``: the SWE-bench log parser the
+    instance's ids follow (``testids.PYTEST_PARSERS``); by default the one its environment's
+    spec names."""
     start = time.monotonic()
-    touched = set(workspace.changed_files())
-    ref = workspace.checkpoint()
     try:
-        return _grade_here(workspace, instance, touched, sandbox, env, timeout, start, parser)
+        ref = workspace.checkpoint()
+    except WorkspaceError as exc:  # the model's workspace, past what a snapshot can hold
+        why = f"the workspace cannot be snapshotted: {exc}"
+        return _result(instance, "unresolved", {}, why, start)
+    try:
+        return _grade_snapshot(workspace, ref, instance, sandbox, env, timeout, start, parser)
     finally:
         workspace.restore(ref)
 
@@ -128,189 +126,164 @@ def grade_patch(
             workspace = materialize(instance, Path(tmp), repos=repos, cache_dir=cache_dir)
         except (WorkspaceSetupError, EnvironmentSetupError) as exc:
             return _result(instance, "infra_error", {}, str(exc), start)
-        # What the install generated (setuptools_scm's _version.py) is in the environment's
-        # checkout only; the tests import it from this one.
-        env.seed(workspace.root)
-        parser = parser or _parser_of(env)
         if patch.strip():
             error = apply_patch(workspace, patch)
             if error:
                 return _result(instance, "patch_error", {}, f"patch does not apply: {error}", start)
-        touched = set(workspace.changed_files())
-        return _grade_here(workspace, instance, touched, sandbox, env, timeout, start, parser)
+        return _grade_snapshot(
+            workspace, workspace.checkpoint(), instance, sandbox, env, timeout, start, parser
+        )
 
 
-def _grade_here(
+def _grade_snapshot(
     workspace: Workspace,
+    ref: str,
     instance: Instance,
-    touched: set[str],
     sandbox: Sandbox,
     env: Environment | None,
     timeout: float,
     start: float,
-    parser: str,
+    parser: str | None,
 ) -> GradeResult:
+    parser = parser or _parser_of(env)
     ids = list(dict.fromkeys([*instance.FAIL_TO_PASS, *instance.PASS_TO_PASS]))
-    tests: dict[str, TestOutcome] = dict.fromkeys(ids, "missing")
+    missing: dict[str, TestOutcome] = dict.fromkeys(ids, "missing")
     if parser not in PYTEST_PARSERS:
         why = f"log parser {parser!r} does not read pytest's output; grading runs pytest"
-        return _result(instance, "infra_error", tests, why, start)
-    root = workspace.root
-    test_files = _patch_files(instance.test_patch)
+        return _result(instance, "infra_error", missing, why, start)
+    python = env.python if env is not None else sys.executable
     try:
-        _reset_to_base(workspace, test_files, instance.base_commit)
-    except safefs.UnsafePath as exc:
-        return _result(instance, "infra_error", tests, f"cannot reset the test files: {exc}", start)
-    error = apply_patch(workspace, instance.test_patch) if instance.test_patch.strip() else None
-    if error:
-        return _result(instance, "infra_error", tests, f"test_patch does not apply: {error}", start)
-    junk = _naming_no_file(workspace, ids, instance.base_commit, test_files)
-    notes = [f"left out of the verdict, naming no test file: {_listing(junk)}"] if junk else []
-    graded = [i for i in ids if i not in junk]
-    if instance.FAIL_TO_PASS and not set(instance.FAIL_TO_PASS) - set(junk):
-        why = f"no FAIL_TO_PASS id names a test file: {_listing(junk)}"
-        return _result(instance, "infra_error", tests, why, start, junk)
-    if not graded:
-        why = f"no listed id names a test file: {_listing(junk)}"
-        return _result(instance, "infra_error", tests, why, start, junk)
-    files = sorted({path_of(i) for i in graded if (root / path_of(i)).is_file()})
-    if not files:
-        gone = _join(["none of the listed tests exists", *notes])
-        return _result(instance, "unresolved", tests, gone, start, junk)
-    gdir = root / f".toolpolicy-grade-{uuid.uuid4().hex[:8]}"
-    gdir.mkdir()
-    try:
-        config = {"ids": graded, "parser": parser}
-        (gdir / "grade.json").write_text(json.dumps(config), encoding="utf-8")
-        shutil.copyfile(_PLUGIN, gdir / "toolpolicy_grade_plugin.py")
+        tree = grading_tree(
+            workspace,
+            ref,
+            instance.base_commit,
+            instance.test_patch,
+            ids,
+            repo_paths=env.repo_paths if env is not None else (),
+            installed=installed_modules(python),
+        )
+    except TreeError as exc:
+        why = f"test_patch does not apply: {exc}"
+        return _result(instance, "infra_error", missing, why, start)
+    known = tree.base_files | tree.test_patch_files
+    junk = [i for i in ids if path_of(i) not in known]
+    judge = _Judge(workspace, instance, sandbox, env, timeout, parser, ids, junk)
+    verdict = judge(tree.commit, tree.files, set(tree.changed) | tree.test_patch_files)
+    if verdict.status == "infra_error" and tree.commit_tree != tree.control_tree:
+        # An environment that cannot run the tests cannot run them without the agent's
+        # changes either: what only happens with them is the agent's doing, never grounds to
+        # leave the instance out of both arms.
+        control = judge(tree.control, tree.control_files, set(tree.test_patch_files))
+        if control.status != "infra_error":
+            why = (
+                f"the tests could not run with the agent's changes ({verdict.reason}); "
+                "without them they did"
+            )
+            verdict = _Verdict("unresolved", why, verdict.tests, verdict.ignored)
+    return _result(
+        instance,
+        verdict.status,
+        verdict.tests,
+        verdict.reason,
+        start,
+        verdict.ignored,
+        tree.guarded.reverted,
+        tree.guarded.flagged,
+    )
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    status: Status
+    reason: str | None
+    tests: dict[str, TestOutcome]
+    ignored: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class _Judge:
+    """Runs the listed tests in one tree checked out in the workspace, and judges them."""
+
+    workspace: Workspace
+    instance: Instance
+    sandbox: Sandbox
+    env: Environment | None
+    timeout: float
+    parser: str
+    ids: list[str]
+    junk: list[str]
+
+    def __call__(self, commit: str, files_in: frozenset[str], touched: set[str]) -> _Verdict:
+        junk, instance = self.junk, self.instance
+        tests: dict[str, TestOutcome] = dict.fromkeys(self.ids, "missing")
+        notes = [f"left out of the verdict, naming no test file: {_listing(junk)}"] if junk else []
+        graded = [i for i in self.ids if i not in junk]
+        if instance.FAIL_TO_PASS and not set(instance.FAIL_TO_PASS) - set(junk):
+            why = f"no FAIL_TO_PASS id names a test file: {_listing(junk)}"
+            return _Verdict("infra_error", why, tests, junk)
+        if not graded:
+            return _Verdict(
+                "infra_error", f"no listed id names a test file: {_listing(junk)}", tests, junk
+            )
+        files = sorted({path_of(i) for i in graded} & files_in)
+        if not files:
+            return _Verdict(
+                "unresolved", _join(["none of the listed tests exists", *notes]), tests, junk
+            )
+        self.workspace.restore(commit, ignored=True)
+        if self.env is not None:  # what the install generated, dropped with the ignored files
+            self.env.seed(self.workspace.root)
+        root = self.workspace.root
         try:
-            report = _run(root, gdir, files, graded, sandbox, env, timeout, touched | test_files)
-            log = _read_report(root, f"{gdir.name}/progress.log") if report is None else None
-        except _Infra as exc:
-            return _result(instance, "infra_error", tests, str(exc), start, junk)
-        except _Broken as exc:
-            tests |= {i: "error" for i in graded if path_of(i) in files}
-            return _result(instance, "unresolved", tests, _join([str(exc), *notes]), start, junk)
-        if report is None:
-            hung = (log or b"").decode("utf-8", errors="replace").splitlines()
-            why = f"timed out after {timeout:g}s" + (f" while running {hung[-1]}" if hung else "")
-            tests |= {i: "failed" for i in graded if path_of(i) in files}
-            return _result(instance, "unresolved", tests, _join([why, *notes]), start, junk)
-    finally:
-        with contextlib.suppress(OSError):  # a leftover is the restore's (or tempdir's) to drop
-            remove_tree(gdir)
-    return _verdict(instance, graded, tests, report, touched | test_files, junk, notes, start)
+            outcome = run_tests(
+                root, files, graded, self.parser, self.sandbox, self.env, self.timeout, touched
+            )
+        except Infra as exc:
+            return _Verdict("infra_error", str(exc), tests, junk)
+        except (Broken, Tampered) as exc:
+            tests.update({i: "error" for i in graded if path_of(i) in files})
+            return _Verdict("unresolved", _join([str(exc), *notes]), tests, junk)
+        if outcome.run is None:
+            why = f"timed out after {self.timeout:g}s"
+            if outcome.last_started:
+                why += f" while running {outcome.last_started}"
+            tests.update({i: "failed" for i in graded if path_of(i) in files})
+            return _Verdict("unresolved", _join([why, *notes]), tests, junk)
+        return _verdict(instance, graded, tests, outcome.run, touched, junk, notes)
 
 
 def _verdict(
     instance: Instance,
     graded: list[str],
     tests: dict[str, TestOutcome],
-    report: JunitReport,
+    run: TestRun,
     touched: set[str],
     junk: list[str],
     notes: list[str],
-    start: float,
-) -> GradeResult:
-    broken = {module for module, _ in report.collection_errors}
+) -> _Verdict:
+    broken = {path_of(path) for path, _ in run.collection_errors}
     for nodeid in graded:
-        if nodeid in report.outcomes:
-            tests[nodeid] = report.outcomes[nodeid]
-        elif module_of(nodeid) in broken:
+        if nodeid in run.outcomes:
+            tests[nodeid] = run.outcomes[nodeid]
+        elif path_of(nodeid) in broken:
             tests[nodeid] = "error"
-        failure = report.failures.get(nodeid)
+        failure = run.failures.get(nodeid)
         if tests[nodeid] in ("failed", "error") and failure and needs_network(failure):
             tests[nodeid] = "network"
-    shared = shared_setup_error(graded, tests, report.failures, touched)
+    shared = shared_setup_error(graded, tests, run.failures, touched)
     if shared:
-        return _result(instance, "infra_error", tests, shared, start, junk)
+        return _Verdict("infra_error", shared, tests, junk)
     offline = [i for i in graded if tests[i] == "network"]
     needed = [i for i in offline if i in instance.FAIL_TO_PASS]
     if needed:
         why = f"needs the network: {_listing(needed)}"
-        return _result(instance, "infra_error", tests, why, start, [*junk, *offline])
+        return _Verdict("infra_error", why, tests, [*junk, *offline])
     if offline:
         notes.append(f"left out of the verdict, needing the network: {_listing(offline)}")
     bad = [f"{i} {tests[i]}" for i in graded if i not in offline and tests[i] != "passed"]
     summary = "; ".join(bad[:5]) + (f"; ... {len(bad) - 5} more" if len(bad) > 5 else "")
-    status: Status = "unresolved" if bad else "resolved"
     reason = _join([summary, *notes]) if bad else _join(notes)
-    return _result(instance, status, tests, reason, start, [*junk, *offline])
-
-
-def _run(
-    root: Path,
-    gdir: Path,
-    files: list[str],
-    ids: list[str],
-    sandbox: Sandbox,
-    env: Environment | None,
-    timeout: float,
-    touched: set[str],
-) -> JunitReport | None:
-    env = env or Environment(sys.executable, plugin_autoload=False)
-    junit = gdir / "junit.xml"
-    pythonpath = ":".join([str(gdir), *env.pythonpath(root)])
-    argv = ["/usr/bin/env", f"PYTHONPATH={pythonpath}", f"TOOLPOLICY_GRADE_DIR={gdir}"]
-    if not env.plugin_autoload:
-        argv.append("PYTEST_DISABLE_PLUGIN_AUTOLOAD=1")
-    argv += [env.python, "-m", "pytest", "-p", "no:toolpolicy", "-p", "toolpolicy_grade_plugin"]
-    # The cache plugin stays on as in SWE-bench's runs (some tests use its ``cache`` fixture),
-    # its directory in the grading dir, not the workspace. xunit1: see junit.py.
-    argv += ["-o", f"cache_dir={gdir / 'cache'}", "-o", "junit_family=xunit1"]
-    argv += ["-q", "--continue-on-collection-errors", f"--junitxml={junit}", *files]
-    result = sandbox.run(
-        argv,
-        cwd=root,
-        writable=root,
-        stdin=None,
-        timeout=timeout,
-        merge_stderr=True,
-        python=env.python,
-    )
-    if result.workspace_over:  # the tests' own disk use, not a verdict on the patch
-        raise _Infra(f"grading run stopped: {result.workspace_over}")
-    if result.timed_out:
-        return None
-    output = result.stdout.decode("utf-8", errors="replace")
-    tail = " | ".join(output.strip().splitlines()[-3:])[:400]
-    data = _read_report(root, f"{gdir.name}/{junit.name}")
-    if data is None or result.exit_code in (3, 4):
-        why = f"pytest could not run the tests (exit {result.exit_code}): {tail}"
-        if blames_patch(output, touched):
-            raise _Broken(why)
-        raise _Infra(why)
-    try:
-        report = parse_junit(data, ids)
-    except ET.ParseError as exc:
-        raise _Infra(f"the junit report is not valid XML: {exc}") from None
-    for module, text in report.collection_errors:
-        if not blames_patch(text, touched):
-            last = [line for line in text.splitlines() if line.startswith("E ")][-1:] or [
-                text[:200]
-            ]
-            raise _Infra(
-                f"collection error in {module} unrelated to the patch: {last[0][1:].strip()}"
-            )
-    return report
-
-
-def _naming_no_file(
-    workspace: Workspace, ids: Sequence[str], base: str, test_files: set[str]
-) -> list[str]:
-    """The ids whose path part is a file neither at the base commit nor in test_patch: they
-    name no test whatever the patch does (a patch that deletes a test file leaves its ids
-    "missing", not ignored)."""
-    known = set(test_files)
-    asked = {path_of(i) for i in ids} - known
-    plain = sorted(p for p in asked if p and not p.startswith(("/", "-")) and ".." not in p)
-    if plain:
-        listing = workspace.git("ls-tree", "-z", base, "--", *plain).text
-        for line in filter(None, listing.split("\0")):
-            meta, _, rel = line.partition("\t")
-            if meta.split()[1:2] == ["blob"]:
-                known.add(rel)
-    return [i for i in ids if path_of(i) not in known]
+    return _Verdict("unresolved" if bad else "resolved", reason, tests, [*junk, *offline])
 
 
 def _listing(ids: Sequence[str]) -> str:
@@ -319,55 +292,6 @@ def _listing(ids: Sequence[str]) -> str:
 
 def _join(parts: Sequence[str]) -> str | None:
     return "; ".join(p for p in parts if p) or None
-
-
-def _patch_files(patch: str) -> set[str]:
-    found = set()
-    for a, b in re.findall(r"^diff --git a/(\S+) b/(\S+)$", patch, flags=re.MULTILINE):
-        found |= {a, b}
-    return found
-
-
-def _read_report(root: Path, rel: str) -> bytes | None:
-    """A file the tests wrote in the sandbox, or None when there is none; a link, a FIFO or a
-    file over the read limit is refused (``_Infra``), never followed or read unbounded."""
-    try:
-        return safefs.read_bytes(root, rel, limits.current().read_bytes)
-    except FileNotFoundError:
-        return None
-    except (safefs.UnsafePath, OSError) as exc:
-        raise _Infra(f"grading report refused: {exc}") from None
-
-
-def _reset_to_base(workspace: Workspace, paths: set[str], base: str) -> None:
-    """The files test_patch touches, as they were at the instance's base commit (SWE-bench does
-    the same) — not the workspace's base, which may already hold visible tests. A link or a
-    directory at such a path is replaced; ``UnsafePath`` when a link lies above one."""
-    root = workspace.root
-    at_base = {}
-    if paths:
-        listing = workspace.git("ls-tree", "-z", base, "--", *sorted(paths)).text
-        for line in filter(None, listing.split("\0")):
-            meta, _, rel = line.partition("\t")
-            mode, kind, oid = meta.split()
-            if kind == "blob":
-                at_base[rel] = (mode, oid)
-    for rel in sorted(paths):
-        path = safefs.inside(root, rel, final_link_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            if stat.S_ISDIR(os.lstat(path).st_mode):
-                remove_tree(path)
-        if rel not in at_base:
-            safefs.remove(root, rel)
-            continue
-        mode, oid = at_base[rel]
-        data = workspace.git("cat-file", "blob", oid).stdout
-        if mode == "120000":
-            safefs.remove(root, rel)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(data, path)
-        else:
-            safefs.write_bytes(root, rel, data, mode=0o755 if mode == "100755" else 0o644)
 
 
 def apply_patch(root: Path | Workspace, patch: str) -> str | None:
@@ -391,8 +315,18 @@ def _result(
     reason: str | None,
     start: float,
     ignored: Sequence[str] = (),
+    reverted: Sequence[str] = (),
+    flagged: Sequence[str] = (),
 ) -> GradeResult:
     duration = round(time.monotonic() - start, 3)
     return GradeResult(
-        instance.instance_id, status == "resolved", status, tests, reason, duration, tuple(ignored)
+        instance.instance_id,
+        status == "resolved",
+        status,
+        tests,
+        reason,
+        duration,
+        tuple(ignored),
+        tuple(reverted),
+        tuple(flagged),
     )

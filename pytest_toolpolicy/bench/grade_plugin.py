@@ -1,4 +1,5 @@
-"""The pytest plugin grading loads inside the sandbox (copied there as a standalone module).
+"""The pytest plugin grading loads inside the sandbox (copied there, with its launcher, into a
+read-only directory outside the workspace, as standalone modules).
 
 It runs exactly the listed tests out of the test files given on the command line: a listed id
 that matches no test is simply not run (reported "missing"), where pytest itself would stop the
@@ -8,12 +9,16 @@ whatever rootdir pytest picked), or by the SWE-bench id of the latter (``testids
 the first space, a path parameter shortened for the ``pytest_options`` parser); several tests
 may match one id (``t.py::test[a b]`` and ``t.py::test[a c]`` are both ``t.py::test[a``).
 
-Into the junit report go, as properties of each test case: every listed id the test matched,
-and a mark on a non-strict xfail that passed (junit writes a plain pass; SWE-bench's parser
-records no XPASS line, so the test counts as not run). Each test's start goes to a progress
-log, so that a hung test can be named after the process is killed.
+What it saw goes to the host as JSON lines on a pipe (``grade_records.py`` reads them): each
+test's start (so that a hung test can be named after the process is killed), the count of
+tests it kept, every report of a kept test (phase, outcome, expected failure, and for a failure
+its crash and traceback), every failed collection, and the session's end. The pipe is the
+sandbox's side channel: this module takes the descriptor over when it is imported, before any
+conftest, test or code of the repository runs, keeps a private non-inheritable copy and closes
+the original and its variable, so no file in the workspace, no child process and no later
+session can write a result; only code running inside this very process could.
 
-It must load in every environment an instance's spec makes: pytest 4.4 to 9 on Python 3.6 and
+It must load in every environment an instance's spec makes: pytest 3.3 to 9 on Python 3.6 and
 later. So: no ``from __future__ import annotations`` (3.7) and annotations as strings
 (``pytest.Config`` is pytest 7), ``item.fspath`` where ``item.path`` (7.0) is missing,
 ``config.invocation_dir`` where ``config.invocation_params`` (5.1) is.
@@ -27,17 +32,25 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # annotations stay strings: pytest.Config and friends are pytest 7
     import pytest
 
-_DIR = os.environ["TOOLPOLICY_GRADE_DIR"]
+_INHERITED = int(os.environ.pop("TOOLPOLICY_CHANNEL_FD"))
+_FD = os.dup(_INHERITED)  # not inheritable: no process the tests start holds it
+os.close(_INHERITED)
+_DIR = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(_DIR, "grade.json"), encoding="utf-8") as _file:
     _CONFIG = json.load(_file)
 _WANTED = frozenset(_CONFIG["ids"])
 _PARSER = _CONFIG["parser"]
-_PROPERTY = "toolpolicy_nodeid"
-_XPASS = "toolpolicy_xpass"
-_KEPT: "dict[str, pytest.Item]" = {}
-_OPTION = re.compile(r"(.*?)\[(.*)\]")
+_TEXT_CHARS = 4000  # of a failure's traceback, its end (where the final exception is)
+_KEPT = {}  # type: dict[str, list[str]]
+_STATE = {}  # type: dict[str, object]
 _COLOUR = re.compile(r"\[(\d+)m")
 _CONTROL = str.maketrans("", "", "".join(chr(c) for c in range(1, 32)))
+
+
+def _send(record: "dict[str, object]") -> None:
+    data = (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
+    while data:
+        data = data[os.write(_FD, data) :]
 
 
 def swebench_id(nodeid: str, parser: str) -> str:
@@ -47,9 +60,11 @@ def swebench_id(nodeid: str, parser: str) -> str:
     tokens = nodeid.split()
     test = tokens[0] if tokens else ""
     if parser == "pytest_options":
-        found = _OPTION.search(test)
-        if found:
-            main, option = found.groups()
+        # What SWE-bench's ``(.*?)\[(.*)\]`` finds, without its regex (cubic on many "["):
+        # the text before the first "[" and between it and the last "]".
+        first, last = test.find("["), test.rfind("]")
+        if 0 <= first < last:
+            main, option = test[:first], test[first + 1 : last]
             if option.startswith("/") and not option.startswith("//") and "*" not in option:
                 option = "/" + option.split("/")[-1]
             test = f"{main}[{option}]"
@@ -61,11 +76,19 @@ def _invocation_dir(config: "pytest.Config") -> str:
     return str(params.dir if params is not None else config.invocation_dir)  # type: ignore[attr-defined]
 
 
-def _asked_id(item: "pytest.Item", start: str) -> str:
-    rest = item.nodeid.partition("::")[2]
-    path = getattr(item, "path", None) or item.fspath
-    rel = os.path.relpath(str(path), start).replace(os.sep, "/")
+def _relative(path: str, rest: str, start: str) -> str:
+    rel = os.path.relpath(path, start).replace(os.sep, "/")
     return rel + "::" + rest if rest else rel
+
+
+def _asked_id(item: "pytest.Item", start: str) -> str:
+    path = getattr(item, "path", None) or item.fspath
+    return _relative(str(path), item.nodeid.partition("::")[2], start)
+
+
+def pytest_configure(config: "pytest.Config") -> None:
+    _STATE["start"] = _invocation_dir(config)
+    _STATE["rootdir"] = str(getattr(config, "rootpath", None) or config.rootdir)  # type: ignore[attr-defined]
 
 
 def pytest_collection_modifyitems(config: "pytest.Config", items: "list[pytest.Item]") -> None:
@@ -76,24 +99,53 @@ def pytest_collection_modifyitems(config: "pytest.Config", items: "list[pytest.I
         matched = [item.nodeid, asked, swebench_id(asked, _PARSER)]
         listed = [i for i in dict.fromkeys(matched) if i in _WANTED]
         if listed:
-            item.user_properties.extend((_PROPERTY, i) for i in listed)
-            _KEPT[item.nodeid] = item
+            _KEPT[item.nodeid] = listed
             keep.append(item)
         else:
             drop.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = keep
+    _send({"k": "collected", "n": len(keep)})
 
 
-def pytest_runtest_logreport(report: "pytest.TestReport") -> None:
-    # The teardown report, which junit takes the properties from, is made after this one.
-    if report.when == "call" and report.passed and getattr(report, "wasxfail", None) is not None:
-        item = _KEPT.get(report.nodeid)
-        if item is not None:
-            item.user_properties.append((_XPASS, "1"))
+def pytest_collectreport(report: "pytest.CollectReport") -> None:
+    if report.failed:
+        path, _, rest = report.nodeid.partition("::")
+        full = os.path.join(str(_STATE.get("rootdir", ".")), path)
+        where = _relative(full, rest, str(_STATE.get("start", ".")))
+        _send({"k": "collect", "n": where, "text": _text(report)})
 
 
 def pytest_runtest_logstart(nodeid: str, location: "tuple[str, int | None, str]") -> None:
-    with open(os.path.join(_DIR, "progress.log"), "a", encoding="utf-8") as log:
-        log.write(nodeid + "\n")
+    _send({"k": "start", "n": nodeid})
+
+
+def pytest_runtest_logreport(report: "pytest.TestReport") -> None:
+    ids = _KEPT.get(report.nodeid)
+    if ids is None or (report.when != "call" and report.passed):
+        return  # a setup or teardown that went well says nothing of the test
+    record = {"k": "report", "n": report.nodeid, "ids": ids, "when": report.when}  # type: dict[str, object]
+    record["outcome"] = report.outcome
+    record["xfail"] = getattr(report, "wasxfail", None) is not None
+    if report.failed:
+        record["msg"] = _crash(report)
+        record["text"] = _text(report)
+    _send(record)
+
+
+def pytest_sessionfinish(session: "pytest.Session", exitstatus: int) -> None:
+    _send({"k": "finish", "status": int(exitstatus)})
+
+
+def _text(report: "pytest.TestReport | pytest.CollectReport") -> str:
+    text = getattr(report, "longreprtext", None)
+    if text is None:
+        text = str(report.longrepr or "")
+    return text[-_TEXT_CHARS:]
+
+
+def _crash(report: "pytest.TestReport") -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    return str(message)[:500] if message else ""

@@ -1,5 +1,5 @@
-"""Which failures are the environment's and not the patch's: pure functions over what the junit
-report and pytest's output say. grade.py makes each an ``infra_error`` with its reason (or,
+"""Which failures are the environment's and not the patch's: pure functions over what the grading
+records and pytest's output say. grade.py makes each an ``infra_error`` with its reason (or,
 for a PASS_TO_PASS test that needs the network, leaves the test out of the verdict), never
 a verdict on the patch:
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from .junit import Failure, TestOutcome, error_lines
+from .outcomes import Failure, TestOutcome, error_lines
 
 _MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 _FIXTURE_LOOKUP = re.compile(r"^fixture '[^']+' not found$")

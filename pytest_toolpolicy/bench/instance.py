@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import row_paths
+
 _ID = re.compile(r"[A-Za-z0-9][\w.\-]*")
-_REPO = re.compile(r"[\w.\-]+/[\w.\-]+")
 _COMMIT = re.compile(r"[0-9a-fA-F]{7,40}")
 # FAIL_TO_PASS first: for statements-only data it is the field that matters most to name.
 TEST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS", "test_patch", "version")
@@ -73,15 +74,17 @@ def instance_from_row(
     underspecified = fields.flag("underspecified")
     may_lack_tests = underspecified or not require_tests
     instance = Instance(
-        instance_id=fields.text("instance_id", pattern=_ID),
-        repo=fields.text("repo", pattern=_REPO),
+        instance_id=fields.text("instance_id", check=row_paths.id_problem, pattern=_ID),
+        repo=fields.text("repo", check=row_paths.repo_problem),
         base_commit=fields.text("base_commit", pattern=_COMMIT),
         problem_statement=fields.text("problem_statement"),
-        patch=fields.text("patch", empty_ok=underspecified),
-        test_patch=fields.text("test_patch", empty_ok=may_lack_tests),
+        patch=fields.text("patch", empty_ok=underspecified, check=row_paths.patch_problem),
+        test_patch=fields.text(
+            "test_patch", empty_ok=may_lack_tests, check=row_paths.patch_problem
+        ),
         FAIL_TO_PASS=fields.test_ids("FAIL_TO_PASS"),
         PASS_TO_PASS=fields.test_ids("PASS_TO_PASS"),
-        version=fields.text("version", empty_ok=not require_tests),
+        version=fields.text("version", empty_ok=not require_tests, check=row_paths.version_problem),
         repro_target=fields.text("repro_target") or None,
         underspecified=underspecified,
         environment_setup_commit=fields.text("environment_setup_commit", pattern=_COMMIT) or None,
@@ -99,14 +102,27 @@ class _Fields:
     def __init__(self, row: Mapping[str, Any], label: str | None) -> None:
         self.row = row
         raw_id = row.get("instance_id")
-        self.name = raw_id if isinstance(raw_id, str) and raw_id else (label or "?")
+        # An id that cannot be printed on one line, or would flood it, is named by the row's
+        # label instead (its error shows the id, cut).
+        raw = raw_id if isinstance(raw_id, str) else ""
+        if raw and raw.isprintable() and len(raw) <= 2 * row_paths.MAX_ID_BYTES:
+            self.name = raw
+        else:
+            self.name = label or (_show(raw) if raw else "?")
 
     def error(self, field: str, message: str) -> InstanceError:
         return InstanceError(self.name, field, message)
 
     def text(
-        self, field: str, *, empty_ok: bool = False, pattern: re.Pattern[str] | None = None
+        self,
+        field: str,
+        *,
+        empty_ok: bool = False,
+        pattern: re.Pattern[str] | None = None,
+        check: Callable[[str], str | None] | None = None,
     ) -> str:
+        """The field's text; ``check`` gives why a value cannot be used where it goes (a file
+        name, a path in the repository), before ``pattern`` says only "malformed"."""
         value = self.row.get(field)
         if value is None:
             return ""
@@ -117,6 +133,8 @@ class _Fields:
         if not _is_unicode(value):
             # It could not be written to the workspace, a prompt or a report.
             raise self.error(field, "not valid Unicode text (a lone surrogate)")
+        if value and check and (problem := check(value)):
+            raise self.error(field, problem)
         if value and pattern and not pattern.fullmatch(value):
             raise self.error(field, f"malformed ({_show(value)})")
         return value
@@ -144,6 +162,9 @@ class _Fields:
             isinstance(t, str) and t.strip() and _is_unicode(t) for t in decoded
         ):
             raise self.error(field, f"not a list of test ids ({_show(value)})")
+        for test_id in decoded:
+            if problem := row_paths.test_id_problem(test_id):
+                raise self.error(field, f"a test id {problem}")
         return tuple(decoded)
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 
 PYTEST_PARSERS = ("pytest", "pytest_v2", "pytest_options")
-_OPTION = re.compile(r"(.*?)\[(.*)\]")
 _COLOUR = re.compile(r"\[(\d+)m")
 _CONTROL = str.maketrans("", "", "".join(chr(c) for c in range(1, 32)))
 
@@ -45,9 +44,11 @@ def swebench_id(nodeid: str, parser: str = "pytest") -> str:
     tokens = nodeid.split()
     test = tokens[0] if tokens else ""
     if parser == "pytest_options":
-        found = _OPTION.search(test)
-        if found:
-            main, option = found.groups()
+        # What SWE-bench's ``(.*?)\[(.*)\]`` finds, without its regex (cubic on many "["):
+        # the text before the first "[" and between it and the last "]".
+        first, last = test.find("["), test.rfind("]")
+        if 0 <= first < last:
+            main, option = test[:first], test[first + 1 : last]
             if option.startswith("/") and not option.startswith("//") and "*" not in option:
                 option = "/" + option.split("/")[-1]
             test = f"{main}[{option}]"

@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..primitives import safefs
+from ..primitives.safefs import remove_tree
 from .envspec import EnvironmentSetupError
 from .interpreters import interpreter_version
 from .pipsettings import scrubbed_environ
-from .workspaces import remove_tree
 
 
 def create_venv(interpreter: str, venv: Path, templates: Path) -> None:
@@ -44,7 +44,7 @@ def create_venv(interpreter: str, venv: Path, templates: Path) -> None:
                 tmp.rename(template)
         finally:
             with contextlib.suppress(OSError):
-                remove_tree(tmp)
+                remove_tree(tmp, within=templates)
     host_step("create the venv", [interpreter, "-m", "venv", "--without-pip", str(venv)], 300)
     for site in template.glob("lib/python*/site-packages"):
         shutil.copytree(site, venv / site.relative_to(template), symlinks=True, dirs_exist_ok=True)

@@ -24,18 +24,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
-import shutil
-import stat
-import sys
 import tempfile
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..paths import cache_dir as default_cache_dir
 from ..primitives import hostgit
+from ..primitives.safefs import remove_tree
 from ..primitives.workspace import Workspace
 from . import bundled_repos
 
@@ -77,7 +74,7 @@ def materialize(
     parent.mkdir(parents=True, exist_ok=True)
     if name is not None:
         root = parent / name
-        remove_tree(root)
+        remove_tree(root, within=parent)
         root.mkdir()
     else:
         root = Path(tempfile.mkdtemp(prefix=f"{mirror_name(instance.instance_id)}-", dir=parent))
@@ -91,11 +88,12 @@ def materialize(
         clone = ["clone", "-q", "--shared", "--no-checkout", "--single-branch", "--no-tags"]
         _git(instance, [*clone, str(checkout), str(root)], cwd=parent)
         _git(instance, ["remote", "remove", "origin"], cwd=root)
+        hostgit.neutralize_attributes(root / ".git")
         _git(instance, ["checkout", "-q", "--detach", instance.base_commit], cwd=root)
         return Workspace(root, base=instance.base_commit)
     except BaseException:
         with contextlib.suppress(OSError):
-            remove_tree(root)
+            remove_tree(root, within=parent)
         raise
 
 
@@ -128,6 +126,7 @@ def cached_checkout(
     def build(tmp: Path) -> None:
         _git(instance, ["clone", "-q", "--no-checkout", str(source), str(tmp)], cwd=tmp.parent)
         _git(instance, ["config", "gc.auto", "0"], cwd=tmp)  # shared clones borrow its objects
+        hostgit.neutralize_attributes(tmp / ".git")
         _git(instance, ["checkout", "-q", "--detach", commit], cwd=tmp)
 
     return _publish(entry, build)
@@ -187,7 +186,7 @@ def _publish(entry: Path, build: Callable[[Path], object]) -> Path:
                 raise
     finally:
         with contextlib.suppress(OSError):
-            remove_tree(tmp)
+            remove_tree(tmp, within=entry.parent)
     return entry
 
 
@@ -203,49 +202,3 @@ def _git(instance: Instance, args: list[str], cwd: Path, ok: int = 0, network: b
         protocols=protocols,
     )
     return result.returncode
-
-
-def remove_tree(path: Path) -> None:
-    """Remove ``path`` and everything below it; a link is removed, never followed. What
-    cannot be listed or removed (the sandbox may leave directories mode 000 or 0o500) gets its
-    directory made usable (0o700) and is retried once, a directory then removed whole."""
-    top = str(path)
-    try:
-        mode = os.lstat(top).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISDIR(mode):
-        os.unlink(top)
-        return
-    retried: set[str] = set()
-
-    def retry(func: Callable[..., Any], failed: str, exc: BaseException) -> None:
-        if failed != top:  # the directory holding it, never above ``path``
-            _open_up(os.path.dirname(failed))
-        try:
-            mode = os.lstat(failed).st_mode
-        except FileNotFoundError:  # removed whole by an earlier retry
-            return
-        if failed in retried:
-            raise exc
-        retried.add(failed)
-        if stat.S_ISDIR(mode):
-            _open_up(failed)
-            _rmtree(failed, retry)
-        else:
-            os.unlink(failed)
-
-    _rmtree(top, retry)
-
-
-def _open_up(directory: str) -> None:
-    with contextlib.suppress(OSError):
-        if stat.S_ISDIR(os.lstat(directory).st_mode):  # chmod follows links: a directory only
-            os.chmod(directory, stat.S_IRWXU)
-
-
-def _rmtree(path: str, retry: Callable[[Callable[..., Any], str, BaseException], None]) -> None:
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=retry)
-    else:
-        shutil.rmtree(path, onerror=lambda func, failed, info: retry(func, failed, info[1]))

@@ -15,6 +15,7 @@ from ..models.base import Model, ModelError, ModelRequest
 from ..models.budget import Budget
 from ..primitives.envelope import Dispatch, Envelope
 from ..primitives.toolbox import Toolbox
+from ..primitives.workspace import final_patch
 from ..types import Observation, Outcome, Task, ToolCall, Trajectory, Turn
 from .prompt import (
     SUBMIT,
@@ -102,6 +103,7 @@ class CurrentLoop:
                 break
         if outcome is None:
             outcome = Outcome("budget_exhausted", {"reason": f"turn cap {self.max_turns} reached"})
+        patch, snapshot = final_patch(self.toolbox.workspace)
         return Trajectory(
             instance_id=task.instance_id,
             arm="current",
@@ -109,8 +111,9 @@ class CurrentLoop:
             model=getattr(self.model, "name", "?"),
             turns=tuple(turns),
             outcome=outcome,
-            patch=self.toolbox.workspace.patch() if self.toolbox.workspace else "",
+            patch=patch,
             meta={
+                **snapshot,
                 "test_target": None,  # no triggers in the baseline: it never runs tests itself
                 "tools": [*TOOL_NAMES, SUBMIT],
                 "max_turns": self.max_turns,

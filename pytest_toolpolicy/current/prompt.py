@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from .. import shown
+from .. import jsonsafe, shown
 from ..primitives.envelope import Envelope
 from ..primitives.volatile import mask_volatile
 from ..types import ToolCall
@@ -118,14 +118,20 @@ def format_error_message(reason: str) -> dict[str, str]:
 
 
 def parse_reply(text: str) -> tuple[list[ToolCall], str | None]:
-    """The calls of a reply, or an empty list and why it cannot be parsed."""
+    """The calls of a reply, or an empty list and why it cannot be parsed. It never raises, and
+    takes time linear in the reply's length; JSON nested deeper than ``jsonsafe.MAX_DEPTH``
+    levels is refused before it is decoded."""
     body = text.strip()
     if fenced := _FENCE.match(body):
         body = fenced.group(1).strip()
     try:
-        value = json.loads(body)
+        value = jsonsafe.loads(body)
     except json.JSONDecodeError as exc:
         return [], f"the reply is not valid JSON ({exc.msg} at line {exc.lineno})"
+    except jsonsafe.TooDeep as exc:
+        return [], f"the reply is {exc}"
+    except ValueError as exc:  # e.g. an integer past Python's digit limit
+        return [], f"the reply is not valid JSON ({str(exc)[:80]})"
     items = value if isinstance(value, list) else [value]
     if not items:
         return [], "the reply is an empty list"

@@ -20,6 +20,9 @@ the error is raised on. ``replay`` raises it again, the same message and usage, 
 fails where the recorded one did rather than on a replay miss. ``record`` does not serve an error
 entry: it calls the model again, and a completion (or the new error) takes the entry's place. A
 recorded completion is never replaced, by an error or anything else.
+
+A stored entry that cannot be read (the file is data from outside: ``cachefile`` says what it
+refuses) is a ``ModelError`` for the call that wanted it, naming the file and the entry's key.
 """
 
 from __future__ import annotations
@@ -33,14 +36,22 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from .. import jsonsafe
 from .base import Completion, Model, ModelError, ModelRequest
-from .cachefile import CacheEntry, CacheError, CacheFile
+from .cachefile import CacheEntry, CacheEntryError, CacheError, CacheFile
 from .tool_layer import tool_layer
 
 if TYPE_CHECKING:
     from ..primitives.envelope import Dispatch
     from ..primitives.workspace import Workspace
 
-__all__ = ["CacheEntry", "CacheError", "CacheMode", "CacheStats", "CachedModel", "request_key"]
+__all__ = [
+    "CacheEntry",
+    "CacheEntryError",
+    "CacheError",
+    "CacheMode",
+    "CacheStats",
+    "CachedModel",
+    "request_key",
+]
 
 CacheMode = Literal["off", "record", "replay"]
 
@@ -119,7 +130,12 @@ class CachedModel:
             return self._inner.complete(request)
         key, canonical = request_key(self.name, request)
         with self._lock:
-            found = self.file.get(key)
+            try:
+                found = self.file.get(key)
+            except CacheEntryError as exc:
+                # This call's answer is unreadable: its item ends as a model error naming the
+                # entry, and the run goes on.
+                raise ModelError(str(exc)) from None
             if isinstance(found, ModelError) and self.mode == "record":
                 found = None  # a recording run retries what failed before
             self._count(

@@ -23,6 +23,12 @@ same files without them: nothing else in the format changed.
 
 Nothing else is written: no API key, header, path or timestamp, so a recorded file can be
 committed and replayed anywhere. (An error's message carries no key either: models scrub them.)
+
+A file is data from outside when it is replayed: an entry that is not one of the two objects
+above (not JSON, nested deeper than ``jsonsafe.MAX_DEPTH`` levels, a number past Python's digit
+limit, a field of the wrong type) is a ``CacheEntryError`` naming the file and the entry's key.
+What this module writes always reads back: a completion's ``extra`` nested deeper than that is
+stored cut, as ``jsonsafe.clean`` cuts it.
 """
 
 from __future__ import annotations
@@ -32,12 +38,13 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe
 from .base import Completion, ModelError, Usage
+from .usage import check_usage
 
 SCHEMA_VERSION = 1
 
@@ -57,6 +64,9 @@ _STORE = (
 )
 _USAGE_FIELDS = {f.name for f in fields(Usage)}
 _COMPLETION_FIELDS = {f.name for f in fields(Completion)} - {"usage", "replayed"}
+_REQUIRED_FIELDS = {
+    f.name for f in fields(Completion) if f.default is MISSING and f.default_factory is MISSING
+} - {"usage"}
 # Connections inherited across fork(): never used again, and never closed either, since a
 # close in the child could act on the parent's database state. Kept here so GC does not close them.
 _ABANDONED: list[sqlite3.Connection] = []
@@ -64,6 +74,10 @@ _ABANDONED: list[sqlite3.Connection] = []
 
 class CacheError(Exception):
     """The cache file cannot be used: missing for replay, not a cache, or an unknown schema."""
+
+
+class CacheEntryError(CacheError):
+    """One stored entry cannot be read; the message names the file, the key and why."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +165,7 @@ class CacheFile:
         row = self._connection().execute(sql, (key,)).fetchone()
         if row is None:
             return None
-        completion, error = _load_entry(row[0])
+        completion, error = self._entry(key, row[0])
         return error if completion is None else completion
 
     def put(self, key: str, model: str, request: str, completion: Completion) -> bool:
@@ -179,11 +193,24 @@ class CacheFile:
         sql = "SELECT key, model, request, completion FROM completions ORDER BY rowid"
         rows = self._connection().execute(sql).fetchall()
         for key, model, request, text in rows:
-            completion, error = _load_entry(text)
+            completion, error = self._entry(key, text)
+            try:
+                asked = jsonsafe.loads(request)
+            except ValueError as exc:
+                raise self._bad(key, f"its request is not JSON ({_reason(exc)})") from None
             if error is None:
-                yield CacheEntry(key, model, json.loads(request), completion)
+                yield CacheEntry(key, model, asked, completion)
             else:
-                yield CacheEntry(key, model, json.loads(request), None, str(error), error.usage)
+                yield CacheEntry(key, model, asked, None, str(error), error.usage)
+
+    def _entry(self, key: str, text: str) -> tuple[Completion, None] | tuple[None, ModelError]:
+        try:
+            return _load_entry(text)
+        except ValueError as exc:
+            raise self._bad(key, _reason(exc)) from None
+
+    def _bad(self, key: str, reason: str) -> CacheEntryError:
+        return CacheEntryError(f"cache file {self.path}: entry {key} cannot be read: {reason}")
 
     def count(self) -> int:
         return self._connection().execute("SELECT count(*) FROM completions").fetchone()[0]
@@ -225,11 +252,13 @@ def _dump(completion: Completion) -> str:
     try:
         # A reply's lone surrogates are kept exactly, so a replayed run sees the recorded text
         # and its later requests (which carry that text) have the recorded keys.
-        return jsonsafe.exact(data, sort_keys=True)
+        text = jsonsafe.exact(data, sort_keys=True)
+        jsonsafe.check_depth(text)  # no deeper than replay reads
+        return text
     except (RecursionError, ValueError, TypeError):
-        # Only ``extra`` can be this odd (too deep, a key json cannot write); escaped there is
-        # better than a recording lost.
-        return jsonsafe.dumps(data, sort_keys=True)
+        # Only ``extra`` can be this odd (too deep, a key json cannot write); cut and escaped
+        # there is better than a recording lost.
+        return jsonsafe.dumps(jsonsafe.clean(data), sort_keys=True)
 
 
 def _dump_error(error: ModelError) -> str:
@@ -239,19 +268,46 @@ def _dump_error(error: ModelError) -> str:
 
 
 def _load_entry(text: str) -> tuple[Completion, None] | tuple[None, ModelError]:
-    data = json.loads(text)
+    """The entry stored as ``text``, or a ``ValueError`` saying why it is none."""
+    data = jsonsafe.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
     if text.startswith(_ERROR_PREFIX):
+        if not isinstance(data.get("error"), str):
+            raise ValueError("'error' is not a string")
         usage = None if data.get("usage") is None else _usage(data["usage"])
         return None, ModelError(data["error"], usage=usage)
     return _load(data), None
 
 
-def _usage(data: dict[str, Any]) -> Usage:
+def _usage(data: object) -> Usage:
+    if not isinstance(data, dict):
+        raise ValueError("'usage' is not an object")
     # Fields a later version added or dropped are tolerated, so old recordings stay readable.
-    return Usage(**{k: v for k, v in data.items() if k in _USAGE_FIELDS})
+    usage = Usage(**{k: v for k, v in data.items() if k in _USAGE_FIELDS})
+    check_usage(usage)
+    return usage
 
 
 def _load(data: dict[str, Any]) -> Completion:
+    if "usage" not in data:
+        raise ValueError("no 'usage'")
     usage = _usage(data.pop("usage"))
     known = {k: v for k, v in data.items() if k in _COMPLETION_FIELDS}
+    for name, kind in (("text", str), ("model", str), ("extra", dict)):
+        if name in known and not isinstance(known[name], kind):
+            raise ValueError(f"{name!r} is not a {'string' if kind is str else 'JSON object'}")
+    for name in ("cost_usd", "latency_s"):
+        value = known.get(name)
+        if not (value is None or isinstance(value, (int, float))) or isinstance(value, bool):
+            raise ValueError(f"{name!r} is not a number")
+    missing = sorted(_REQUIRED_FIELDS - set(known))
+    if missing:
+        raise ValueError(f"no {', '.join(map(repr, missing))}")
     return Completion(**known, usage=usage, replayed=True)
+
+
+def _reason(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON ({exc.msg} at char {exc.pos})"
+    return str(exc)[:120]

@@ -1,4 +1,5 @@
-"""Bounds on one model call, enforced at the SDK's HTTP seam: a total deadline and a size cap.
+"""Bounds on one model call, enforced at the SDK's HTTP seam: a total deadline, a size cap and a
+nesting bound.
 
 The ``openai`` SDK runs on ``httpx2``, whose timeouts apply to each socket operation: an endpoint
 that drips a byte a second never times out. Inside ``bounded_call`` every connect, write and read
@@ -6,10 +7,14 @@ of the SDK's sockets waits at most what is left of the call's deadline (through 
 network backend that clamps each operation's timeout), and the SDK's retry sleep is refused when
 the retry would start after it. The body of each response is counted as it arrives, before and
 after any gzip/deflate decoding, and refused once past the cap, so no more than about the cap is
-ever held.
+ever held. The SDK decodes the body with the response's own ``json()``: here that first measures
+how deep the JSON nests and refuses more than ``jsonsafe.MAX_DEPTH`` levels, since ``json.loads``
+recurses once per level (200,000 ``[`` are a ``RecursionError``) and so does the SDK's model
+building after it.
 
-Both refusals are ``openai.OpenAIError``s: the SDK re-raises those from its transport as they
-are, without retrying, so a call past its deadline or its size cap ends at once.
+All three refusals are ``openai.OpenAIError``s. The SDK re-raises those from its transport as they
+are, without retrying, so a call past its deadline or its size cap ends at once; the depth
+refusal comes from its parsing of a response it has stopped retrying, and ends the call too.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import httpcore2
 import httpx2
 import openai
 
-from .. import limits
+from .. import jsonsafe, limits
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,18 @@ class DeadlineExceeded(BoundExceeded):
 
 class ResponseTooLarge(BoundExceeded):
     pass
+
+
+class ResponseTooDeep(BoundExceeded):
+    pass
+
+
+def check_depth(body: str | bytes) -> None:
+    """``ResponseTooDeep`` if the JSON ``body`` nests deeper than ``jsonsafe.MAX_DEPTH``."""
+    try:
+        jsonsafe.check_depth(body)
+    except jsonsafe.TooDeep as exc:
+        raise ResponseTooDeep(f"model response is JSON {exc}") from None
 
 
 @dataclass
@@ -219,12 +236,21 @@ class BoundedTransport(httpx2.HTTPTransport):
         ]
         stream = response.stream
         assert isinstance(stream, httpx2.SyncByteStream)
-        return httpx2.Response(
+        return _DepthBoundResponse(
             status_code=response.status_code,
             headers=headers,
             stream=_CappedStream(stream, cap, bounds, _WBITS.get(encoding)),
             extensions=response.extensions,
         )
+
+
+class _DepthBoundResponse(httpx2.Response):
+    """A response whose ``json()`` (the SDK's only way to decode a body it parses) refuses JSON
+    nested deeper than ``jsonsafe.MAX_DEPTH``. The client hands this very object to the SDK."""
+
+    def json(self, **kwargs: Any) -> Any:
+        check_depth(self.content)
+        return super().json(**kwargs)
 
 
 class _CappedStream(httpx2.SyncByteStream):

@@ -8,7 +8,8 @@ the whole call, retries included.
 
 ``timeout`` is a deadline for the whole call: connecting, every read and write, and every retry
 together (a retry whose wait would cross it is not waited for). Each response body is read with
-a cap of the ``response_mb`` limit. Both are enforced at the SDK's HTTP seam (``http_bounds``).
+a cap of the ``response_mb`` limit, and decoded only when it nests at most
+``jsonsafe.MAX_DEPTH`` levels deep. All are enforced at the SDK's HTTP seam (``http_bounds``).
 
 The token limit goes out as ``max_completion_tokens`` to OpenAI itself, which refuses
 ``max_tokens`` for its reasoning models. Other endpoints get both names with the same value:
@@ -32,7 +33,7 @@ import openai
 
 from .. import limits
 from .base import Completion, ModelError, ModelRequest, Usage
-from .http_bounds import BoundedHTTPClient, BoundedOpenAI, bounded_call
+from .http_bounds import BoundedHTTPClient, BoundedOpenAI, bounded_call, check_depth
 from .openai_errors import MalformedResponse, describe_failure, scrub
 from .prices import PriceTable
 from .usage import usage_from
@@ -194,6 +195,9 @@ class OpenAIModel:
 def _read_reply(response: Any) -> tuple[str, Usage, dict[str, str]]:
     """Text, usage and the notable extras of a chat completion, or ``MalformedResponse``."""
     if isinstance(response, str):  # the SDK's answer to a body that was not JSON
+        # Not JSON, or not decoded: the SDK swallows json()'s refusal of a body whose
+        # content-type is not JSON, so the depth is said here too.
+        check_depth(response)
         raise MalformedResponse(f"not a chat completion: {response!r}")
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list) or not choices:

@@ -7,6 +7,10 @@ the request says.
 
 A scripted reply costs nothing, so ``cost_usd`` is 0.0 unless the script says otherwise (``null``
 for a test of an unknown price); likewise no tokens are used unless ``usage`` gives them.
+
+A line that is not a reply (not JSON, nested deeper than ``jsonsafe.MAX_DEPTH`` levels, a number
+past Python's digit limit, a wrong field) is a ``ScriptError`` naming the file and line, raised
+when the script is read. The reply *text* is the model's: JSON inside it is the arm's to parse.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from .. import jsonsafe
 from .base import Completion, ModelError, ModelRequest, Usage
 
 _REPLY_KEYS = {"text", "usage", "cost_usd", "latency_s"}
@@ -80,11 +85,13 @@ def _read_script(path: Path, name: str) -> list[Completion]:
         if not line.strip():
             continue
         try:
-            reply = json.loads(line)
+            reply = jsonsafe.loads(line)
         except json.JSONDecodeError as exc:
             raise ScriptError(f"{where}: not a JSON value: {exc.msg}") from None
-        except RecursionError:
-            raise ScriptError(f"{where}: not a reply: nested too deep to read") from None
+        except jsonsafe.TooDeep as exc:
+            raise ScriptError(f"{where}: not a reply: {exc}") from None
+        except ValueError as exc:  # e.g. an integer past Python's digit limit
+            raise ScriptError(f"{where}: not a JSON value: {str(exc)[:80]}") from None
         replies.append(_to_completion(reply, name, where))
     return replies
 

@@ -1,6 +1,9 @@
 """The observation ledger and the evidence ledger, as one immutable value.
 
-``append`` returns a new ledger, so every stage stays a pure function of its inputs.
+``append`` returns a new ledger, so every stage stays a pure function of its inputs. Besides what
+the tools and triggers returned, the ledger holds the harness's own records of a turn that ran
+nothing: each rejected call (``validate.rejection_observation``) and each no-op turn
+(``noop_observation``), so the next prompt shows the model why.
 """
 
 from __future__ import annotations
@@ -45,3 +48,18 @@ class Ledger:
     def collapsed(self, window: int = 20) -> list[str]:
         """The last ``window`` entries, one line each (spec §5)."""
         return [entry.line() for entry in self.entries[-window:]]
+
+
+NOOP_TARGET = "reply"
+
+
+def noop_observation(reason: str) -> Observation:
+    """A no-op turn as the ledger records it (spec §5: "logged"): the line ``noop, reply,
+    <reason>`` with the parser's reason; ``data`` is the no-op as ``toolpolicy call`` prints it."""
+    return Observation(
+        kind="noop",
+        target=NOOP_TARGET,
+        result=reason,
+        data={"noop": True, "reason": reason},
+        source="harness",
+    )

@@ -5,6 +5,13 @@ committed edits, the model's next action is anything other than ``edit_entity`` 
 no-op turn, ``ask_user`` or ``stop``), or the run ends for any reason: the post-patch test fires
 then, before that action runs or the loop halts, so the ledger always holds the real test result
 of the final patch. It fires at most once per patch (keyed by the workspace's content hash).
+
+A turn that runs nothing still leaves its reason in the ledger, so the next prompt shows it: each
+rejection (the first, which the re-selection is shown, and a second one, which consumes the turn)
+as its ``rejected`` observation, and a no-op turn as a ``noop`` observation with the parser's
+reason. That is all they do: only a first rejection gets a re-selection (§3.2), a no-op turn is
+never re-prompted (§5), and neither is text the symbol trigger scans (a rejected name is the
+model's guess, not something the code or a run said), so neither escalates (§10 invariant 7).
 """
 
 from __future__ import annotations
@@ -18,9 +25,10 @@ from ..models.base import Completion, Model, ModelError
 from ..models.budget import Budget
 from ..primitives.envelope import Dispatch
 from ..primitives.toolbox import Toolbox
+from ..primitives.workspace import final_patch
 from ..types import Observation, Outcome, Rejection, Task, ToolCall, Trajectory, Turn
 from .config import PolicyConfig
-from .ledger import Ledger
+from .ledger import Ledger, noop_observation
 from .observe import observe, texts_of
 from .parse import Parsed, parse_reply
 from .prompt import build_prompt
@@ -83,6 +91,7 @@ class PolicyLoop:
             if observations and turns:
                 last = turns[-1]
                 turns[-1] = replace(last, observations=last.observations + tuple(observations))
+        patch, snapshot = final_patch(self.toolbox.workspace)
         return Trajectory(
             instance_id=task.instance_id,
             arm="policy",
@@ -90,8 +99,9 @@ class PolicyLoop:
             model=getattr(self.model, "name", "?"),
             turns=tuple(turns),
             outcome=outcome,
-            patch=self.toolbox.workspace.patch() if self.toolbox.workspace else "",
+            patch=patch,
             meta={
+                **snapshot,
                 "gates": sorted(self.config.gates),
                 "test_target": task.test_target,
                 "budget": state.budget.record(),
@@ -122,7 +132,8 @@ class PolicyLoop:
             rejection = validate(parsed.call, state.ledger, self.toolbox.index, config)
             if rejection is not None:
                 rejections.append(rejection)
-                reselected = self._reselect(task, state, index, rejection, extra, retrieval)
+                observations.append(_record(state, rejection_observation(rejection)))
+                reselected = self._reselect(task, state, index, extra, retrieval)
                 turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
                 if isinstance(reselected, Outcome):  # the re-selection itself failed
                     return _turn(turn, observations), reselected, []
@@ -131,15 +142,14 @@ class PolicyLoop:
                     second = validate(parsed.call, state.ledger, self.toolbox.index, config)
                     if second is not None:  # a second rejection consumes the turn
                         rejections.append(second)
-                        observation = rejection_observation(second)
-                        state.ledger = state.ledger.append(observation)
-                        observations.append(observation)
+                        observations.append(_record(state, rejection_observation(second)))
                         turn.update(request=parsed.call, rejections=tuple(rejections))
                         return _turn(turn, observations), self._budget_outcome(state), []
         turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
         if parsed.kind == "noop":
             state.noops += 1
-            observations += self._patch_formed(task, state)
+            observations += self._patch_formed(task, state)  # the patch was formed before it
+            observations.append(_record(state, noop_observation(parsed.reason)))
             turn["noop"] = parsed.reason
             outcome = self._budget_outcome(state)
             if outcome is None and state.noops >= config.max_noop_turns:
@@ -163,8 +173,7 @@ class PolicyLoop:
                 [c.__dict__ for c in parsed.deferred],
                 source="harness",
             )
-            state.ledger = state.ledger.append(note)
-            observations.append(note)
+            observations.append(_record(state, note))
         texts: list[str] = []
         executed: list[ToolCall] = []
         suppressed: list[ToolCall] = []
@@ -172,9 +181,7 @@ class PolicyLoop:
             if call is not parsed.call:
                 rejection = validate(call, state.ledger, self.toolbox.index, config)
                 if rejection is not None:
-                    observation = rejection_observation(rejection)
-                    state.ledger = state.ledger.append(observation)
-                    observations.append(observation)
+                    observations.append(_record(state, rejection_observation(rejection)))
                     continue
             if self.suppress is not None and self.suppress(call):
                 suppressed.append(call)  # removed: not run, no observation, as if never asked
@@ -191,14 +198,13 @@ class PolicyLoop:
         task: Task,
         state: _Run,
         index: int,
-        rejection: Rejection,
         extra: list[dict[str, Any]],
         retrieval: list[dict[str, Any]],
     ) -> Parsed | Outcome:
-        """One re-selection on the same turn (spec §3.2), shown the rejection. Returns the new
-        parse (the caller validates a call), or a model_error outcome if the model failed."""
-        shown = rejection_observation(rejection)
-        messages, completion, failure, retrieved = self._select(task, state, index, latest=shown)
+        """One re-selection on the same turn (spec §3.2), shown the rejection: the ledger's
+        latest entry. Returns the new parse (the caller validates a call), or a model_error
+        outcome if the model failed."""
+        messages, completion, failure, retrieved = self._select(task, state, index)
         retrieval.append(retrieved)
         if completion is None:
             assert failure is not None
@@ -215,22 +221,16 @@ class PolicyLoop:
         )
 
     def _select(
-        self, task: Task, state: _Run, index: int, latest: Observation | None = None
+        self, task: Task, state: _Run, index: int
     ) -> tuple[list[dict[str, str]], Completion | None, ModelError | None, dict[str, Any]]:
-        latest = latest or state.ledger.latest
+        latest = state.ledger.latest
         latest_text = latest.line() if latest else ""
         candidates = retrieve(task.issue_text, latest_text, self.config, self.embedder)
-        ledger = (
-            state.ledger.append(latest)
-            if latest is not state.ledger.latest and latest
-            else state.ledger
-        )
         messages = build_prompt(
             candidates,
-            ledger,
+            state.ledger,
             task.issue_text,
             self.config,
-            latest=latest,
             affordances=self.config.on("noop.affordances"),
         )
         retrieved = {"tools": list(candidates.tools), "fallback": candidates.fallback}
@@ -295,6 +295,13 @@ def execute_call(
         return ledger, [observation], None
     ledger, fired = lint_trigger(call.args["selector"], data["file"], toolbox.root, ledger, config)
     return ledger, [observation, *fired], str(data.get("diff", ""))
+
+
+def _record(state: _Run, observation: Observation) -> Observation:
+    """Append the harness's own record of what a turn did not run (a rejection, a no-op, the
+    deferred calls) to the ledger."""
+    state.ledger = state.ledger.append(observation)
+    return observation
 
 
 def _turn(fields: dict[str, Any], observations: list[Observation]) -> Turn:

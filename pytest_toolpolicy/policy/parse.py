@@ -12,7 +12,9 @@ allowed, and nothing more:
   Every call must be well formed, or the whole reply is a no-op naming the first bad one.
 
 Anything else is a no-op turn with a reason (§5: logged, never re-prompted): prose before or after
-the JSON, a field besides ``tool``/``args``, a ``tool`` that is missing or not a string.
+the JSON, a field besides ``tool``/``args``, a ``tool`` that is missing or not a string, JSON
+nested deeper than ``jsonsafe.MAX_DEPTH`` levels (measured before decoding, as ``json`` recurses
+once per level).
 
 With ``noop.affordances`` on, a reply whose first call names ``ask_user``/``stop`` is a terminal
 outcome in the spec's exact shape; a reserved name in a later position is deferred like any other
@@ -20,9 +22,10 @@ call (it never halts a turn whose first call is a tool). Calls after a terminal 
 ``deferred`` too, so the loop can record them. With affordances off the reserved names are
 ordinary calls, which validation rejects as unknown tools.
 
-``parse_reply`` is total: it never raises, whatever the text. Its result, ``Parsed``, is a tagged
-union on ``kind``: ``ParsedCall`` (``call``, ``deferred``), ``ParsedTerminal`` (``outcome``,
-``deferred``) or ``ParsedNoop`` (``reason``); each variant holds only its own fields.
+``parse_reply`` is total: it never raises, whatever the text, and takes time linear in its
+length. Its result, ``Parsed``, is a tagged union on ``kind``: ``ParsedCall`` (``call``,
+``deferred``), ``ParsedTerminal`` (``outcome``, ``deferred``) or ``ParsedNoop`` (``reason``); each
+variant holds only its own fields.
 """
 
 from __future__ import annotations
@@ -32,10 +35,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from .. import jsonsafe
 from ..types import Outcome, TerminalOutcome, ToolCall
 from .registry import RESERVED
 
-_FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```\Z", re.DOTALL)
+_FENCE = "```"
+_FENCE_INFO = re.compile(r"(?:json)?[ \t]*")  # what may follow the opening fence on its line
+_SPACE = re.compile(r"\s*")
 _DECODER = json.JSONDecoder()
 _FIELDS = ("tool", "args")
 # Each terminal outcome, by its reserved tool name, and the argument it carries (spec §3.3).
@@ -96,8 +102,6 @@ def parse_reply(text: str, *, serialize: bool = True, affordances: bool = True) 
         calls = [_call(item, i, len(items)) for i, item in enumerate(items)]
     except _NoOp as exc:
         return ParsedNoop(str(exc))
-    except RecursionError:  # pathologically nested JSON
-        return ParsedNoop("reply is not JSON: nested too deeply")
     first, rest = calls[0], tuple(calls[1:])
     if affordances and first.tool in RESERVED:
         return ParsedTerminal(terminal(first), rest)
@@ -115,12 +119,13 @@ def _values(text: object) -> list[Any]:
     """The JSON values of the reply, a top-level list spread into its items."""
     if not isinstance(text, str):
         raise _NoOp(f"reply is not text: got {type(text).__name__}")
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1).strip()
+    body = _unfenced(text.strip()).strip()
     if not body:
         raise _NoOp("reply is not JSON: empty reply")
+    try:
+        jsonsafe.check_depth(body)
+    except jsonsafe.TooDeep as exc:
+        raise _NoOp(f"reply is {exc}") from None
     values: list[Any] = []
     pos = 0
     while pos < len(body):
@@ -138,10 +143,28 @@ def _values(text: object) -> list[Any]:
     return values
 
 
+def _unfenced(body: str) -> str:
+    """What is inside ONE code fence around ``body``, or ``body`` when there is none.
+
+    The fence is ```` ``` ```` or ```` ```json ```` (spaces or tabs after it) alone on the first
+    line, and ```` ``` ```` closing the text; the newline and spaces or tabs before the closing
+    fence are the fence's. Found by slicing, not a pattern: the regex this replaces retried the
+    trailing spaces at every position, quadratic in a long run of them."""
+    if not body.startswith(_FENCE) or not body.endswith(_FENCE):
+        return body
+    newline = body.find("\n")
+    if newline < 0 or newline + 1 > len(body) - len(_FENCE):
+        return body
+    if not _FENCE_INFO.fullmatch(body, len(_FENCE), newline):
+        return body
+    inner = body[newline + 1 : len(body) - len(_FENCE)].rstrip(" \t")
+    return inner[:-1] if inner.endswith("\n") else inner
+
+
 def _skip_space(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos].isspace():
-        pos += 1
-    return pos
+    match = _SPACE.match(text, pos)
+    assert match is not None  # \s* matches everywhere
+    return match.end()
 
 
 def _call(item: Any, index: int, count: int) -> ToolCall:

@@ -23,12 +23,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..primitives.codeindex import read_text
 from ..primitives.envelope import Dispatch, Envelope
 from ..primitives.lint import lint_text
+from ..primitives.symbols import symbol_spans
 from ..types import Observation
 from .config import PolicyConfig
 from .ledger import Ledger
@@ -36,10 +38,6 @@ from .ledger import Ledger
 Run = Dispatch
 Fired = tuple[Ledger, list[Observation]]
 
-# Exact (spec §3.1). It also matches file names such as ``setup.py`` or ``test_x.py``; the spec's
-# regex is the contract, and such a search just finds nothing or the module. It cannot end in
-# ".", so trailing punctuation ("see foo.bar.") is never part of a token.
-SYMBOL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 CAMEL_RE = re.compile(r"\b[A-Z][a-zA-Z0-9_]+\b")  # the weaker signal, only with SYMBOL_CAMEL=1
 _SHOWN = 3  # selectors named in a symbol observation's short result
 
@@ -47,11 +45,15 @@ _SHOWN = 3  # selectors named in a symbol observation's short result
 def symbol_tokens(text: str, camel: bool = False) -> list[str]:
     """Symbol-like tokens in order of appearance, each once. A CamelCase word inside a dotted
     token (``MemStore`` in ``memstore.MemStore.remember``) is part of that token, not another."""
-    found = [(m.start(), m.group(0)) for m in SYMBOL_RE.finditer(text)]
+    spans = symbol_spans(text)
+    found = [(lo, text[lo:hi]) for lo, hi in spans]
     if camel:
-        spans = [(m.start(), m.end()) for m in SYMBOL_RE.finditer(text)]
+        # The dotted tokens do not overlap and come in order: only the last one starting at or
+        # before a CamelCase word can hold it (a search per word, not a pass over all of them).
+        starts = [lo for lo, _ in spans]
         for m in CAMEL_RE.finditer(text):
-            if not any(lo <= m.start() and m.end() <= hi for lo, hi in spans):
+            i = bisect_right(starts, m.start()) - 1
+            if i < 0 or m.end() > spans[i][1]:
                 found.append((m.start(), m.group(0)))
     return list(dict.fromkeys(token for _, token in sorted(found)))
 

@@ -78,19 +78,29 @@ class CappedBuffer:
 
 
 class Pump:
-    """Feeds a child's stdin and reads its stdout/stderr into capped buffers."""
+    """Feeds a child's stdin and reads its stdout/stderr into capped buffers, and a side
+    channel (a pipe of the caller's, whose write end the child holds) into another."""
 
     def __init__(
-        self, proc: subprocess.Popen[bytes], stdin: bytes | None, cap: int, tail: int = 0
+        self,
+        proc: subprocess.Popen[bytes],
+        stdin: bytes | None,
+        cap: int,
+        tail: int = 0,
+        channel: IO[bytes] | None = None,
+        channel_cap: int = 0,
     ) -> None:
         self.proc = proc
         self.stdout = CappedBuffer(cap, tail)
         self.stderr = CappedBuffer(cap, tail)
+        # Records, not prose: kept from the start only, so a cut never splits one in the middle.
+        self.channel = CappedBuffer(channel_cap)
         self._stdin = memoryview(stdin or b"")
         self._sel = selectors.DefaultSelector()
         self._pipes: dict[int, IO[bytes]] = {}  # the registered pipes, by file descriptor
         self._exited_at: float | None = None
-        for pipe, buf in ((proc.stdout, self.stdout), (proc.stderr, self.stderr)):
+        pipes = ((proc.stdout, self.stdout), (proc.stderr, self.stderr), (channel, self.channel))
+        for pipe, buf in pipes:
             if pipe is not None:
                 self._register(pipe, selectors.EVENT_READ, buf)
         if proc.stdin is not None:

@@ -17,6 +17,14 @@ Keys that name a driver (``filter.<x>.clean``, ``diff.<x>.textconv``, ``merge.<x
 cannot be overridden without knowing ``<x>``; only config files can define them, and with
 system and global config off that leaves the workspace's own ``.git/config``, which the
 harness writes and ``Workspace`` pins (it refuses to run git once that file changes).
+
+In-tree ``.gitattributes`` files are the repository's (or the model's) to write, and no
+command-line switch of git 2.39 turns them off: ``working-tree-encoding`` alone makes
+``git add`` fail outright on a file without a byte order mark, and ``eol``, ``ident`` and
+``-diff`` change what a snapshot stores or a diff shows. ``$GIT_DIR/info/attributes`` outranks
+every in-tree file, so every repository the harness makes gets one (``neutralize_attributes``,
+before its first checkout) that sets each attribute git acts on back to unspecified: files go
+between the work tree and the object store byte for byte, as they are.
 """
 
 from __future__ import annotations
@@ -79,6 +87,14 @@ NEUTRAL_CONFIG = (
     "core.compression=0",
     "protocol.allow=never",  # each call names the transports it needs (see ``run``)
 )
+# Every attribute that changes what git reads, writes or shows, unspecified ("!") for all paths.
+NEUTRAL_ATTRIBUTES = "* " + " ".join(
+    f"!{name}"
+    for name in (
+        "text", "eol", "crlf", "working-tree-encoding", "ident", "filter", "diff", "merge",
+        "whitespace", "export-subst", "export-ignore", "delta", "encoding",
+    )
+) + "\n"  # fmt: skip
 # What a caller may add to the environment.
 CALLER_ENV = frozenset({"GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"})
 # Passed through only to a call that may use the network: a proxy or a CA is host setup.
@@ -193,6 +209,14 @@ def run(
         words = " ".join(err.decode("utf-8", errors="replace").split())[:500]
         raise error(f"git {args[0]} failed: {words or f'exit code {proc.returncode}'}")
     return Result(proc.returncode, out, err)
+
+
+def neutralize_attributes(git_dir: Path) -> None:
+    """Give the repository at ``git_dir`` (one the harness made) the attributes file that
+    outranks its work tree's ``.gitattributes`` (see the module docstring)."""
+    info = Path(git_dir) / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(NEUTRAL_ATTRIBUTES, encoding="utf-8")
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -39,7 +40,9 @@ def _ruff_bin() -> str | None:
 
 def compile_errors(text: str, rel: str) -> list[LintError]:
     try:
-        compile(text, rel, "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # the file's own warnings are not a lint verdict
+            warnings.simplefilter("ignore")
+            compile(text, rel, "exec", dont_inherit=True)
     except SyntaxError as exc:
         return [LintError("py_compile", f"{type(exc).__name__}: {exc.msg}", exc.lineno or 0)]
     except ValueError as exc:  # e.g. NUL bytes

@@ -21,6 +21,7 @@ MAX_CHARS = 2000
 _PYTEST_FLAGS = ["-q", "-p", "no:cacheprovider", "-p", "no:toolpolicy", "--no-header", "-rfE"]
 # A token is a run of non-space characters, where a "[...]" parameter part may hold spaces.
 _TOKEN = re.compile(r"(?:[^\s\[]+|\[[^\]]*\])+")
+_PLAIN = re.compile(r"[^\s\[]+")  # a token with no "[...]" part
 _NODE_PATH = re.compile(r"[\w./-]+")
 # Inside a shell token, the characters that can separate a path from what surrounds it.
 _SHELL_SEPARATORS = re.compile(r"[=<>:,;|&()]+")
@@ -57,7 +58,7 @@ def run_test(
     if not target:
         return fail("empty target")
     python = resolve_python(python)
-    tokens = _TOKEN.findall(target)
+    tokens = target_tokens(target)
     whole = _squeeze("".join(tokens)) == _squeeze(target)  # no stray "[" was skipped
     if whole and all(_is_node_id(root, token) for token in tokens):
         mode, error = "pytest", _check_node_ids(root, tokens)
@@ -95,6 +96,26 @@ def run_test(
     if mode == "pytest" and not result.timed_out and result.exit_code in _PYTEST_NOT_FOUND:
         return fail(f"pytest found no test for target {target}: {_first_error(full)}", data)
     return ok(data)
+
+
+def target_tokens(target: str) -> list[str]:
+    """``_TOKEN.findall(target)``, in time linear in the target.
+
+    A "[" that no "]" follows is tried as a parameter part and read to the end of the target,
+    from every such "[" again: a target of 20,000 of them took 0.45 s, and it is the model's to
+    write. Past the last "]" no "[" can open a parameter part, so tokens there are runs of other
+    non-space characters; before it every "[" finds its "]". The one token that can cross the
+    last "]" is the one ending on it, which runs on through the run after it."""
+    cut = target.rfind("]") + 1
+    tokens = [m.group() for m in _TOKEN.finditer(target, 0, cut)]
+    rest = _PLAIN.finditer(target, cut)
+    first = next(rest, None)
+    if first is not None and cut and first.start() == cut:  # the token ending on the "]"
+        tokens[-1] += first.group()
+    elif first is not None:
+        tokens.append(first.group())
+    tokens += [m.group() for m in rest]
+    return tokens
 
 
 def _squeeze(text: str) -> str:

@@ -16,13 +16,17 @@ other ``OSError`` (permissions a sandboxed run changed, a full disk) propagates 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import operator
 import os
+import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .envelope import PrimitiveError
 
@@ -59,6 +63,81 @@ def inside(root: Path, rel: str | os.PathLike[str], *, final_link_ok: bool = Fal
             what = "it" if n == len(parts) - 1 else where
             raise UnsafePath(f"refusing {text}: {what} is a symbolic link")
     return path
+
+
+def below(root: Path, path: str | os.PathLike[str], *, final_link_ok: bool = False) -> Path:
+    """``path`` (absolute, or relative to the working directory) after checking that it lies
+    below ``root`` with no link between the two: ``inside`` for a caller that holds a whole
+    path. ``root`` itself is the caller's own, trusted directory."""
+    base, target = Path(os.path.abspath(root)), Path(os.path.abspath(path))
+    if target == base or base not in target.parents:
+        raise UnsafePath(f"refusing {os.fspath(path)}: not below {os.fspath(root)}")
+    return inside(base, target.relative_to(base).as_posix(), final_link_ok=final_link_ok)
+
+
+def make_dirs(root: Path, rel: str | os.PathLike[str]) -> Path:
+    """``root/rel`` as a directory, each missing component made and none of them a link or a
+    non-directory (``UnsafePath`` naming it): ``mkdir(parents=True)`` follows links."""
+    path = Path(root)
+    for part in PurePosixPath(inside(root, rel).relative_to(root).as_posix()).parts:
+        path = path / part
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path)
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            raise UnsafePath(
+                f"refusing {os.fspath(rel)}: {path.relative_to(root)} is not a directory"
+            )
+    return path
+
+
+def remove_tree(path: Path, *, within: Path) -> None:
+    """Remove ``path`` and everything below it; ``path`` must lie below ``within`` (the
+    caller's own directory) with no link on the way — a link there means something else wrote
+    into the tree, and following it would delete what lies outside (``UnsafePath``). A link at
+    ``path`` itself, or anywhere below it, is removed, never followed. What cannot be listed or
+    removed (a sandboxed run may leave directories mode 000 or 0o500) gets its directory made
+    usable (0o700) and is retried once, a directory then removed whole."""
+    top = str(below(within, path, final_link_ok=True))
+    try:
+        mode = os.lstat(top).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(mode):
+        os.unlink(top)
+        return
+    retried: set[str] = set()
+
+    def retry(func: Callable[..., Any], failed: str, exc: BaseException) -> None:
+        if failed != top:  # the directory holding it, never above ``path``
+            _open_up(os.path.dirname(failed))
+        try:
+            mode = os.lstat(failed).st_mode
+        except FileNotFoundError:  # removed whole by an earlier retry
+            return
+        if failed in retried:
+            raise exc
+        retried.add(failed)
+        if stat.S_ISDIR(mode):
+            _open_up(failed)
+            _rmtree(failed, retry)
+        else:
+            os.unlink(failed)
+
+    _rmtree(top, retry)
+
+
+def _open_up(directory: str) -> None:
+    with contextlib.suppress(OSError):
+        if stat.S_ISDIR(os.lstat(directory).st_mode):  # chmod follows links: a directory only
+            os.chmod(directory, stat.S_IRWXU)
+
+
+def _rmtree(path: str, retry: Callable[[Callable[..., Any], str, BaseException], None]) -> None:
+    # shutil.rmtree never follows a link below its top (it refuses a link as the top itself).
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=retry)
+    else:
+        shutil.rmtree(path, onerror=lambda func, failed, info: retry(func, failed, info[1]))
 
 
 def lstat(root: Path, rel: str | os.PathLike[str]) -> os.stat_result:

@@ -56,6 +56,9 @@ class RunResult:
     workspace_bytes: int | None = None
     # When the run grew the writable directory past its bound: why, in words (also in notes).
     workspace_over: str | None = None
+    # What the run wrote to its side channel (``run(channel=N)``), and the bytes over its cap.
+    channel: bytes | None = None
+    channel_dropped: int = 0
 
 
 class Sandbox:
@@ -121,12 +124,19 @@ class Sandbox:
         env: Mapping[str, str] | None = None,
         network: bool = False,
         ro_binds: Sequence[str] = (),
+        channel: int = 0,
     ) -> RunResult:
         """Run ``argv`` with ``cwd`` (inside ``writable``; default ``writable``, else a private
         temporary directory) and return what it printed and how it ended. ``env``: variables the
         harness adds to the allow-listed environment (never anything of the host's). In bwrap
         mode ``network`` shares the host's network (an environment build's pip needs it) and
-        ``ro_binds`` are host paths it may read; degraded mode has both anyway."""
+        ``ro_binds`` are host paths it may read; degraded mode has both anyway.
+
+        ``channel`` > 0: a side channel of at most that many bytes, a pipe whose write end the
+        run inherits as the descriptor named by ``TOOLPOLICY_CHANNEL_FD``: what reaches the
+        host there is ``RunResult.channel``. No file the run can see carries it; a program that
+        takes the descriptor over and closes it for its children (the grading plugin does) is
+        the only writer."""
         python = resolve_python(python)
         writable = writable.resolve() if writable else None
         if writable and not writable.is_dir():
@@ -138,6 +148,9 @@ class Sandbox:
         cwd = cwd.resolve() if cwd else writable or home
         env = {**sandbox_env(python, str(home)), **(env or {})}
         bound = host_limits.current().workspace_bytes if writable else 0
+        pipe = os.pipe() if channel else None
+        if pipe:
+            env["TOOLPOLICY_CHANNEL_FD"] = str(pipe[1])
         cgroups = create_run_cgroups(self.limits.pids, self.limits.memory_bytes)
         try:
             # Measured before anything starts, so a run that begins over the bound is known.
@@ -160,11 +173,14 @@ class Sandbox:
             # No single file may outgrow the workspace bound, whatever the poll misses.
             fsize = min(self.limits.file_size_bytes, bound) if watch else None
             command = [*_enter(cgroups), *self._rlimits(notes, fsize), *command]
+            side, pipe = ((pipe, channel) if pipe else None), None  # _supervise closes it now
             return self._supervise(
-                command, env, cwd, stdin, timeout, merge_stderr, cgroups, notes, watch
+                command, env, cwd, stdin, timeout, merge_stderr, cgroups, notes, watch, side
             )
         finally:
             cgroups.destroy()
+            for fd in pipe or ():
+                os.close(fd)
             if scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
 
@@ -193,19 +209,40 @@ class Sandbox:
         cgroups: RunCgroups,
         notes: list[str],
         watch: DiskWatch | None,
+        channel: tuple[tuple[int, int], int] | None = None,
     ) -> RunResult:
+        """``channel``: ((read end, write end), cap) of the side channel; both ends are closed
+        here, whatever happens."""
         start = time.monotonic()
-        proc = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-            start_new_session=True,
-        )
+        (reader, writer), cap = channel or ((-1, -1), 0)
         try:
-            pump = Pump(proc, stdin, self.limits.output_bytes, self.limits.output_tail_bytes)
+            proc = subprocess.Popen(
+                command,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=(writer,) if channel else (),
+            )
+        except BaseException:
+            if channel:
+                os.close(reader)
+            raise
+        finally:
+            if channel:
+                os.close(writer)  # the run's copy is the only one left: EOF when it is gone
+        side = os.fdopen(reader, "rb", buffering=0) if channel else None
+        try:
+            pump = Pump(
+                proc,
+                stdin,
+                self.limits.output_bytes,
+                self.limits.output_tail_bytes,
+                channel=side,
+                channel_cap=cap,
+            )
             try:
                 outcome = pump.run(start + timeout, watch)
                 timed_out = outcome == "deadline" and not has_exited(proc.pid)
@@ -241,6 +278,8 @@ class Sandbox:
             notes=tuple(notes),
             workspace_bytes=watch.used if watch else None,
             workspace_over=over,
+            channel=pump.channel.getvalue() if channel else None,
+            channel_dropped=pump.channel.dropped,
         )
 
 

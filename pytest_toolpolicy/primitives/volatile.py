@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 # pytest's summary line: "1 failed, 2 passed in 0.12s" or "... in 75.02s (0:01:15)".
+_DURATION = r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?"
 _PYTEST_SUMMARY = re.compile(
     r"(\b(?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|no tests ran)\b"
-    r"[^\n]*?) in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?"
+    r"[^\n]*?)" + _DURATION
 )
+_DURATION_RE = re.compile(_DURATION)
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,}\b")
 # Longest first, so a virtualenv inside a base prefix is replaced as a whole.
 _PREFIXES = sorted(
@@ -31,7 +34,40 @@ VOLATILE_KEYS = frozenset({"duration_s"})
 def mask_volatile(text: str) -> str:
     for prefix in _PREFIXES:
         text = text.replace(prefix + "/", PREFIX_MARK + "/")
-    return _ADDRESS.sub("at 0x…", _PYTEST_SUMMARY.sub(r"\1 in ?s", text))
+    return _ADDRESS.sub("at 0x…", _mask_summaries(text))
+
+
+def _mask_summaries(text: str) -> str:
+    """Each pytest summary's duration replaced by ``?`` (what ``_PYTEST_SUMMARY.sub`` gives,
+    the summary kept and `` in ?s`` for its duration), in time linear in the text.
+
+    The regex alone reads from each status word to the end of its line looking for a duration,
+    so a line of words and no duration ("passed passed ...", which a test can print) cost the
+    square of its length. A match ends at a duration on its word's line, and a duration holds no
+    status word, so on each line nothing past the start of its last duration can start a match:
+    the regex is run only from the start of each line that has one to the end of its last one.
+    Each word read there finds its duration, and the match takes what it read."""
+    out: list[str] = []
+    done = 0
+    for lo, hi in _duration_lines(text):
+        for m in _PYTEST_SUMMARY.finditer(text, lo, hi):
+            out += [text[done : m.end(1)], " in ?s"]
+            done = m.end()
+    return "".join([*out, text[done:]]) if out else text
+
+
+def _duration_lines(text: str) -> Iterator[tuple[int, int]]:
+    """For each line holding a duration: its start and the end of its last duration."""
+    lo = hi = -1
+    for duration in _DURATION_RE.finditer(text):
+        if hi >= 0 and text.find("\n", hi, duration.start()) == -1:
+            hi = duration.end()  # the same line
+            continue
+        if hi >= 0:
+            yield lo, hi
+        lo, hi = text.rfind("\n", max(hi, 0), duration.start()) + 1, duration.end()
+    if hi >= 0:
+        yield lo, hi
 
 
 def without_volatile(value: Any) -> Any:

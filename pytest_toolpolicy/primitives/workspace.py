@@ -35,14 +35,17 @@ from pathlib import Path
 
 from .. import limits
 from . import hostgit, safefs
+from .envelope import HarnessFault
 
 _PLACEHOLDER = ".toolpolicy-nested-repository"
 _MAX_NESTING = 16
-_INCLUDE = re.compile(rb"^\s*\[\s*include", re.IGNORECASE | re.MULTILINE)
+# [ \t\r\f\v]*, not \s*: a run of blank lines must not be rescanned from every line start.
+_INCLUDE = re.compile(rb"^[ \t\r\f\v]*\[\s*include", re.IGNORECASE | re.MULTILINE)
 
 
-class WorkspaceError(Exception):
-    """A git operation on the workspace failed; the message carries git's own words."""
+class WorkspaceError(HarnessFault):
+    """A git operation on the workspace failed; the message carries git's own words. A
+    host-side step, so a fault of the harness's where a tool meets it (never a tool result)."""
 
 
 class Workspace:
@@ -58,6 +61,7 @@ class Workspace:
         path = Path(root).resolve()
         if not os.path.lexists(path / ".git"):
             hostgit.run(["init", "-q", "-b", "main", str(path)], cwd=path, error=WorkspaceError)
+            hostgit.neutralize_attributes(path / ".git")
             unborn = cls.__new__(cls)
             unborn._attach(path)
             tree = unborn._stage_tree(unborn._git_dir / "index")  # the user's index: the base
@@ -124,6 +128,11 @@ class Workspace:
         except (OSError, safefs.UnsafePath) as exc:
             raise WorkspaceError(f"refusing to run git in {self.root}: {rel}: {exc}") from None
         return kind + b"\0" + config
+
+    @property
+    def git_dir(self) -> Path:
+        """The repository's own directory (``.git``, or a linked worktree's), the harness's."""
+        return self._git_dir
 
     def git(
         self,
@@ -225,15 +234,16 @@ class Workspace:
         self._git("update-ref", ref, commit.strip())
         return ref
 
-    def restore(self, ref: str) -> None:
-        """Make the working tree exactly the checkpointed tree (extra files are removed)."""
+    def restore(self, ref: str, *, ignored: bool = False) -> None:
+        """Make the working tree exactly the checkpointed tree (extra files are removed; with
+        ``ignored``, files ``.gitignore`` or ``info/exclude`` hide from snapshots too)."""
         commit = self._git("rev-parse", "--verify", f"{ref}^{{commit}}").strip()
         self._stage_tree()
         # read-tree -u moves the private index and the files together, deleting files the
         # target lacks; clean then drops untracked leftovers the private index never saw, and
         # (-ff) untracked nested repositories with them.
         self._git("read-tree", "-u", "--reset", commit, index=self._index)
-        self._git("clean", "-ffdq", index=self._index)
+        self._git("clean", "-ffdxq" if ignored else "-ffdq", index=self._index)
 
     def patch(self) -> str:
         """The diff of the working tree against the base commit, ready to ``git apply``."""
@@ -258,3 +268,16 @@ def _special(path: Path) -> bool:
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode))
+
+
+def final_patch(workspace: Workspace | None) -> tuple[str, dict[str, str]]:
+    """A run's patch for its trajectory, with the meta to record beside it: a workspace the
+    host cannot snapshot any more (a git step past its time bound) ends its run with no patch
+    and ``snapshot_error`` saying why, so the trajectory is still written and grading says the
+    same of it, instead of the run being lost to the exception."""
+    if workspace is None:
+        return "", {}
+    try:
+        return workspace.patch(), {}
+    except WorkspaceError as exc:
+        return "", {"snapshot_error": str(exc)}

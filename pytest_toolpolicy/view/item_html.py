@@ -78,7 +78,17 @@ def _turn(
         )
     if turn.get("noop"):
         parts.append(f'<p><span class="label">no-op</span> {text(turn["noop"], clean)}</p>')
+    # A rejection is in the ledger as a "rejected" observation (shown below); a trajectory
+    # saved before the first one was recorded there shows it from the turn's rejections.
+    logged = [
+        (o.get("data") or {}).get("reason")
+        for o in turn.get("observations") or []
+        if isinstance(o, dict) and o.get("kind") == "rejected"
+    ]
     for rejection in turn.get("rejections") or []:
+        if rejection.get("reason") in logged:
+            logged.remove(rejection.get("reason"))
+            continue
         parts.append(
             f"<p>{badge('rejected', 'bad')}{text(rejection.get('tool'), clean)}: "
             f"{text(rejection.get('reason'), clean)}</p>"
@@ -214,17 +224,26 @@ def _grade(grade: Record | None, instance: Record | None, clean: Clean) -> str:
         return '<p class="note">not graded (under-specified, or no grade recorded)</p>'
     status = str(grade.get("status"))
     head = f"<h4>grade: {badge(status, 'ok' if status == 'resolved' else 'bad')}</h4>"
-    if status == "infra_error":  # the harness failed, not the patch: apart from test results
-        head += f'<p class="bad">harness fault: {text(grade.get("reason") or "", clean)}</p>'
+    if status == "infra_error":  # the environment failed, not the patch: apart from test results
+        head += f'<p class="bad">infra error: {text(grade.get("reason") or "", clean)}</p>'
     elif grade.get("reason"):
         head += f"<p>{text(grade['reason'], clean)}</p>"
+    for key, label in (
+        ("reverted", "the agent's changes put back before the tests ran (no part in grading)"),
+        ("flagged", "product code the run executed that grading cannot vouch for (kept)"),
+    ):
+        entries = [str(e) for e in grade.get(key) or []]
+        if entries:
+            listing = "".join(f"<li>{text(e, clean)}</li>" for e in entries)
+            head += details(html.escape(f"{label}: {len(entries)}"), f"<ul>{listing}</ul>", True)
     tests: dict[str, Any] = grade.get("tests") or {}
     ignored = set(grade.get("ignored") or [])
     groups: list[tuple[str, list[str]]] = []
     if instance:
         f2p = [str(t) for t in instance.get("FAIL_TO_PASS") or []]
         p2p = [str(t) for t in instance.get("PASS_TO_PASS") or []]
-        rest = [t for t in tests if t not in set(f2p) | set(p2p)]
+        listed = set(f2p) | set(p2p)  # built once: one per test cost the square of their count
+        rest = [t for t in tests if t not in listed]
         groups = [("FAIL_TO_PASS", f2p), ("PASS_TO_PASS", p2p), ("other", rest)]
     else:
         groups = [("tests (this report has no instances.jsonl to split them)", list(tests))]

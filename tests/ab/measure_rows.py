@@ -15,10 +15,14 @@ def mrow(
     calls: int = 100,
     sel_correct: int = 80,
     sel_attempted: int = 100,
+    labelled_hand: int | None = None,
+    labelled_derived: int = 0,
+    unlabelled: int = 0,
     **counts: object,
 ) -> pd.Series:
     """``counts`` adds columns such as ``cost_unknown`` and ``model``; a row without them reads
-    as one from before they existed."""
+    as one from before they existed. Every instance has a hand-written label unless
+    ``labelled_hand``/``labelled_derived``/``unlabelled`` say otherwise."""
     return pd.Series(
         {
             **counts,
@@ -31,5 +35,8 @@ def mrow(
             "calls": calls,
             "sel_correct": sel_correct,
             "sel_attempted": sel_attempted,
+            "labelled_hand": n if labelled_hand is None else labelled_hand,
+            "labelled_derived": labelled_derived,
+            "unlabelled": unlabelled,
         }
     )

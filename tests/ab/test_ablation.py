@@ -51,3 +51,35 @@ def test_relative_change_against_a_free_policy() -> None:
     assert ablate("g", mrow(resolved=15, cost=0.0), mrow(resolved=15, cost=0.0)).delete
     a = ablate("g", mrow(resolved=15, cost=0.01), mrow(resolved=15, cost=0.0))
     assert a.verdict == "keep (cost +0.0100 from 0)"
+
+
+NO_LABELS = {"sel_correct": 0, "sel_attempted": 0, "labelled_hand": 0, "unlabelled": 20}
+
+
+def test_selection_without_gold_labels_is_not_judged_as_in_the_decision_rule() -> None:
+    """On unlabelled instances selection accuracy is NaN on both sides: it used to keep every
+    gate ("selection_accuracy unknown"); now the other four measures decide, and it says so."""
+    full = mrow(resolved=15, **NO_LABELS)
+    a = ablate("retrieve.embed", mrow(resolved=15, **NO_LABELS), full)
+    assert a.delete and a.changed == []
+    assert a.not_judged == {"selection_accuracy": "no gold labels for any of these instances"}
+    assert a.verdict == (
+        "delete (selection_accuracy not judged: no gold labels for any of these instances)"
+    )
+    flags = no_change_flags(mrow(resolved=15, **NO_LABELS), full)
+    assert flags["selection_accuracy"] is None and flags["resolve"] is True
+
+
+def test_a_kept_gate_names_what_moved_and_what_was_not_judged() -> None:
+    full = mrow(resolved=15, **NO_LABELS)
+    a = ablate("g", mrow(resolved=12, **NO_LABELS), full)
+    assert not a.delete and a.changed == ["resolve"]
+    assert a.verdict == (
+        "keep (resolve \u22120.15; selection_accuracy not judged: no gold labels for any of these"
+        " instances)"
+    )
+
+
+def test_unknown_measures_still_keep_the_gate_without_labels() -> None:
+    a = ablate("g", mrow(resolved=15, cost=math.nan, **NO_LABELS), mrow(resolved=15, **NO_LABELS))
+    assert not a.delete and a.changed == ["cost"]

@@ -144,3 +144,74 @@ def test_an_unknown_cost_names_the_side_it_is_unknown_on() -> None:
         "cost unknown for current (no cost for 1 of 20 items: an unpriced model, or a call that"
         " failed or reported no usage)"
     )
+
+
+# -- criteria that are not judged -----------------------------------------------------------
+
+NO_LABELS = {"sel_correct": 0, "sel_attempted": 0, "labelled_hand": 0, "unlabelled": 20}
+# Wins resolve, cost, tokens and precision outright.
+WINNER = {"resolved": 15, "cost": 0.1, "tokens_total": 10_000, "necessary": 90}
+
+
+def test_selection_without_any_gold_label_is_not_judged_and_does_not_block() -> None:
+    """Real SWE-bench rows: no instance has a gold label, so selection accuracy is NaN in both
+    arms. It used to fail the rule ("unknown for the candidate"), so nothing could be adopted."""
+    d = decide(mrow(**WINNER, **NO_LABELS), mrow(resolved=11, **NO_LABELS))
+    c = d.criteria["selection_accuracy"]
+    assert (c.state, c.judged, c.passed) == ("not judged", False, False)
+    assert c.detail == "selection_accuracy not judged: no gold labels for any of these instances"
+    assert d.adopt
+    assert d.verdict == (
+        "ADOPT (4 of 5 criteria judged; selection_accuracy not judged: no gold labels for any of"
+        " these instances)"
+    )
+    assert [c.name for c in d.not_judged] == ["selection_accuracy"]
+
+
+def test_a_rejection_says_what_was_not_judged_too() -> None:
+    d = decide(mrow(resolved=11, **NO_LABELS), mrow(resolved=11, **NO_LABELS))
+    assert not d.adopt
+    assert d.verdict == (
+        "NOT ADOPTED \u2014 failed: resolve (tie 0.55 = 0.55) (4 of 5 criteria judged;"
+        " selection_accuracy not judged: no gold labels for any of these instances)"
+    )
+
+
+def test_labels_without_a_scored_selection_still_fail() -> None:
+    """Labelled instances where the arm made no selection: observable, and not shown no worse."""
+    d = decide(mrow(**WINNER, sel_correct=0, sel_attempted=0), CURRENT)
+    assert not d.adopt and d.criteria["selection_accuracy"].state == "failed"
+    assert "selection_accuracy unknown for the candidate (no scored selections)" in d.verdict
+
+
+@pytest.mark.parametrize(
+    ("measure", "counts", "expected"),
+    [
+        ("resolve", {"n": 0, "resolved": 0}, "resolve unknown for the candidate"),
+        ("cost", {"cost": math.nan}, "cost unknown for the candidate"),
+        ("tokens", {"n": 0, "resolved": 0}, "tokens unknown for the candidate"),
+    ],
+)
+def test_resolve_cost_and_tokens_unknown_still_fail_without_labels(
+    measure: str, counts: dict[str, float], expected: str
+) -> None:
+    d = decide(mrow(**{**WINNER, **NO_LABELS, **counts}), mrow(resolved=11, **NO_LABELS))
+    assert not d.adopt and d.criteria[measure].state == "failed"
+    assert expected in d.criteria[measure].detail
+
+
+def test_selection_is_judged_on_the_labelled_instances_when_some_have_labels() -> None:
+    """Derived labels count as labels: the criterion is judged, exact thresholds included."""
+    labels = {"labelled_hand": 0, "labelled_derived": 12, "unlabelled": 8}
+    current = mrow(sel_correct=800, sel_attempted=1000, **labels)
+    at = decide(mrow(**WINNER, sel_correct=770, sel_attempted=1000, **labels), current)
+    assert at.adopt and at.verdict == "ADOPT"
+    beyond = decide(mrow(**WINNER, sel_correct=769, sel_attempted=1000, **labels), current)
+    assert beyond.criteria["selection_accuracy"].state == "failed"
+
+
+def test_a_side_that_cannot_observe_is_named() -> None:
+    d = decide(mrow(**WINNER), mrow(resolved=11, **NO_LABELS))
+    assert d.criteria["selection_accuracy"].detail == (
+        "selection_accuracy not judged: no gold labels for any of these instances (current)"
+    )

@@ -4,11 +4,17 @@ reported as such beside its ablation verdict, never as a silent "no change"."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 from pytest_toolpolicy.ab import gate_acts
 from pytest_toolpolicy.ab.render import render_text
 from pytest_toolpolicy.ab.table import decision_table
-from pytest_toolpolicy.policy.config import GATES
+from pytest_toolpolicy.demo import EXAMPLE
+from pytest_toolpolicy.models.scripted import ScriptedModel
+from pytest_toolpolicy.policy.config import GATES, PolicyConfig
+from pytest_toolpolicy.policy.loop import PolicyLoop, Task
+from pytest_toolpolicy.primitives import Toolbox
 
 from .results_factory import frame, variant_rows
 from .trajectories import always_asks, busy_policy_run
@@ -33,6 +39,26 @@ def test_each_gate_counts_what_switching_it_off_would_undo() -> None:
         "trust.round_trip": 0,
         "trust.lint": 0,
     }
+
+
+def test_a_rejection_the_ledger_also_records_is_counted_once(tmp_path: Path) -> None:
+    """The loop keeps each rejection in the turn's ``rejections`` and, as a ``rejected``
+    observation, in its ledger: the first, shown to the re-selection, and the second."""
+    root = tmp_path / "memstore"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    edit = {"selector": "memstore.store.MemStore.recall", "search": "a", "replace": "b"}
+    replies = [
+        {"tool": "bash", "args": {"cmd": "ls"}},
+        {"tool": "edit_entity", "args": edit},
+        {"tool": "stop", "args": {"reason": "done"}},
+    ]
+    model = ScriptedModel([json.dumps(r) for r in replies])
+    run = PolicyLoop(Toolbox(root), model, PolicyConfig()).run(Task("memstore-1", "issue"))
+    [turn, _] = run.turns
+    assert len(turn.rejections) == 2
+    assert [o.kind for o in turn.observations] == ["rejected", "rejected"]
+    acts = gate_acts.acts(run)
+    assert (acts["validate.registry"], acts["validate.evidence"]) == (1, 1)
 
 
 def test_a_run_that_only_asked_acted_through_the_affordances_alone() -> None:

@@ -3,7 +3,7 @@ from fractions import Fraction
 
 import pytest
 
-from pytest_toolpolicy.ab.measures import exact, measures, to_fraction
+from pytest_toolpolicy.ab.measures import exact, measures, to_fraction, unobservable
 
 from .results_factory import failed_rows, frame, item, variant_rows
 
@@ -126,3 +126,47 @@ def test_a_row_counts_its_items_without_a_cost_and_names_its_model() -> None:
     r = measures(frame(rows)).loc["policy"]
     assert (r["cost_unknown"], r["model"]) == (1, "local:gemma3-270m")
     assert math.isnan(r["cost"])
+
+
+def test_selection_is_scored_on_the_instances_labelled_in_every_variant() -> None:
+    """An instance without a label in one variant is left out of every variant's selection
+    accuracy: both arms are scored on the same labelled instances."""
+    rows = [
+        item(instance_id="a", variant="current", selection_correct=1, selection_attempted=3),
+        item(instance_id="a", variant="policy", selection_correct=3, selection_attempted=3),
+        item(instance_id="b", variant="current", selection_correct=2, selection_attempted=3,
+             gold_source="derived"),
+        item(instance_id="b", variant="policy", selection_correct=0, selection_attempted=3,
+             gold_source="derived"),
+        # Labelled for the policy, not for current (a row kept from an older session):
+        item(instance_id="c", variant="current", selection_correct=0, selection_attempted=0,
+             gold_source="none"),
+        item(instance_id="c", variant="policy", selection_correct=3, selection_attempted=3),
+    ]  # fmt: skip
+    m = measures(frame(rows))
+    for variant, correct in (("current", 3), ("policy", 3)):
+        r = m.loc[variant]
+        assert (r["sel_correct"], r["sel_attempted"]) == (correct, 6)
+        assert (r["labelled_hand"], r["labelled_derived"], r["unlabelled"]) == (1, 1, 1)
+        assert unobservable(r, "selection_accuracy") is None
+
+
+def test_without_any_label_selection_is_unobservable_and_says_why() -> None:
+    rows = variant_rows("policy", [True, False], gold_source="none", selection_correct=0,
+                        selection_attempted=0)  # fmt: skip
+    r = measures(frame(rows)).loc["policy"]
+    assert (r["labelled_hand"], r["labelled_derived"], r["unlabelled"]) == (0, 0, 2)
+    assert math.isnan(r["selection_accuracy"])
+    assert unobservable(r, "selection_accuracy") == "no gold labels for any of these instances"
+    for measure in ("resolve", "cost", "tokens", "call_precision"):
+        assert unobservable(r, measure) is None
+
+
+def test_rows_saved_before_gold_source_read_their_label_off_their_selections() -> None:
+    rows = variant_rows("policy", [True]) + variant_rows(
+        "policy", [True], start=1, selection_correct=0, selection_attempted=0
+    )
+    old = frame(rows).drop(columns=["gold_source"])
+    r = measures(old).loc["policy"]
+    assert (r["labelled_hand"], r["unlabelled"]) == (1, 1)
+    assert (r["sel_correct"], r["sel_attempted"]) == (2, 3)

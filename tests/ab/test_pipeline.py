@@ -90,3 +90,25 @@ def test_without_reruns_an_unresolved_run_counts_its_calls_and_reruns_none(insta
     assert not result.resolved and result.grade is not None
     assert result.precision is not None and result.precision.reruns == 0
     assert result.precision.calls == 1
+
+
+def test_a_forged_conftest_is_reverted_and_said_so_in_the_row(instance, tmp_path):
+    """The baseline arm writes a conftest that marks every report passed and submits: the
+    item is unresolved, and its row says what took no part in grading."""
+    conftest = (
+        "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+    )
+    replies = [
+        {"tool": "write_file", "args": {"path": "conftest.py", "content": conftest}},
+        {"tool": "submit", "args": {}},
+    ]
+    model = ScriptedModel([json.dumps(r) for r in replies])
+    result = run_instance(instance, "current", model, tmp_path, setup=RunSetup())
+    assert not result.resolved
+    row = row_of(result.trajectory, ItemSpec(instance.instance_id, "current"), None, 1.5)
+    assert json.loads(row["grade_reverted"]) == [
+        "conftest.py: a conftest file configures the test run"
+    ]
+    assert json.loads(row["grade_flagged"]) == []

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import threading
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,9 +15,9 @@ from pytest_toolpolicy.ab.progress import (
     INTERVAL_S,
     Progress,
     clock,
-    count_items,
     eta,
     item_line,
+    item_nodes,
     level_for,
     resolved_by_group,
     row_in,
@@ -22,6 +25,7 @@ from pytest_toolpolicy.ab.progress import (
     summary_line,
 )
 from pytest_toolpolicy.ab.row import ItemSpec, error_row
+from pytest_toolpolicy.ab.ticker import ENV, TerminalCopy, Ticker, interval_from_env
 
 from .results_factory import item
 
@@ -152,10 +156,116 @@ def test_rows_come_from_the_report_property_and_ids_are_counted_when_they_are_it
         "test_other.py::test_plain",
         "test_other.py::test_param[3]",
     ]
-    assert count_items(ids, ["x-1-current", "x-1-policy", "x-1-policy-no:trigger.test"]) == 3
+    wanted = ["x-1-current", "x-1-policy", "x-1-policy-no:trigger.test"]
+    assert item_nodes(ids, wanted) == set(ids[:3])
 
 
 @pytest.mark.parametrize(("verbosity", "level"), [(2, "items"), (1, "items"), (0, "summary"),
                                                   (-1, "summary"), (-2, "off")])  # fmt: skip
 def test_the_level_follows_verbosity(verbosity: int, level: str) -> None:
     assert level_for(verbosity) == level
+
+
+def test_the_summary_says_how_many_items_are_running_until_the_end() -> None:
+    rows = [item(variant="current", resolved=False, cost_usd=0.01, cf_cost_usd=0.0)]
+    line = summary_line(rows, 4, 40.0, final=False, running=2)
+    assert line.startswith("toolpolicy progress: 1/4 items, 2 running | resolved current 0/1 |")
+    assert summary_line([], 4, 30.0, final=False, running=2) == (
+        "toolpolicy progress: 0/4 items, 2 running | resolved none yet | $0.0000 spent | 30 s"
+    )
+    assert "running" not in summary_line(rows, 4, 40.0, final=True, running=2)
+
+
+def test_a_summary_is_due_on_the_clock_while_items_run_even_when_none_finished() -> None:
+    progress = Progress(interval=30.0)
+    progress.start(4, now=0.0)
+    assert not progress.tick_due(31.0)  # nothing running: nothing to wait for
+    progress.begin("t.py::test_instance[a-current]")
+    progress.begin("t.py::test_instance[a-policy]")
+    assert not progress.tick_due(29.0) and progress.next_tick(29.0) == pytest.approx(1.0)
+    assert progress.tick_due(30.0)
+    assert progress.summary(30.0).startswith("toolpolicy progress: 0/4 items, 2 running |")
+    assert not progress.tick_due(59.0) and progress.next_tick(59.0) == pytest.approx(1.0)
+    progress.end("t.py::test_instance[a-current]")
+    progress.add(item(instance_id="a", variant="current"))  # a row's summary resets the clock
+    assert progress.due(61.0, steps=False)
+    assert ", 1 running |" in progress.summary(61.0)
+    assert not progress.tick_due(90.0) and progress.tick_due(91.0)
+    progress.end("t.py::test_instance[a-policy]")
+    progress.end("t.py::test_instance[a-policy]")  # its row, then its end: once is enough
+    assert not progress.tick_due(200.0)
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("", 30.0), ("0.25", 0.25), (" 600 ", 600.0)])
+def test_the_interval_is_a_setting(text: str, seconds: float) -> None:
+    assert interval_from_env(30.0, {ENV: text}) == seconds
+
+
+@pytest.mark.parametrize("text", ["soon", "0", "-1", "nan", "inf"])
+def test_a_bad_interval_says_what_it_must_be(text: str) -> None:
+    with pytest.raises(ValueError, match=f"{ENV} must be a positive number of seconds"):
+        interval_from_env(30.0, {ENV: text})
+
+
+def test_the_ticker_calls_under_the_lock_and_never_after_stop() -> None:
+    lock = threading.RLock()
+    calls: list[bool] = []
+    twice = threading.Event()
+
+    def tick() -> float:
+        calls.append(lock._is_owned())  # held by this thread (what Condition asks too)
+        if len(calls) >= 2:
+            twice.set()
+        return 0.0
+
+    ticker = Ticker(tick, lock)
+    ticker.start(0.0)
+    assert twice.wait(60)
+    ticker.stop()
+    assert not ticker.running  # joined: no call can come after stop() returned
+    seen = len(calls)
+    ticker.stop()  # a second stop (the session's cleanup after the run loop's) is harmless
+    assert len(calls) == seen and all(calls)
+
+
+def test_a_tick_that_says_none_ends_the_thread() -> None:
+    ended = threading.Event()
+    calls: list[int] = []
+
+    def tick() -> None:
+        calls.append(1)
+        ended.set()
+
+    ticker = Ticker(tick, threading.RLock())
+    ticker.start(0.0)
+    assert ended.wait(60)
+    ticker.stop()
+    assert calls == [1] and not ticker.running
+
+
+@pytest.mark.parametrize(
+    ("open_line", "width", "shown"),
+    [
+        ("", 0, "summary\n"),
+        ("t.py::test_instance[a] ", 23, "\nsummary\nt.py::test_instance[a] "),
+        (None, 4, "\nsummary\n    "),  # a writer that keeps no text: its width is kept
+    ],
+)
+def test_a_line_past_the_capture_leaves_the_terminal_as_pytest_believes(
+    open_line: str | None, width: int, shown: str
+) -> None:
+    """The line pytest's writer has open (an item's name, dots) is written again below the
+    summary, so the terminal's column is the one the writer counts from."""
+    read, write = os.pipe()
+    try:
+        terminal = TerminalCopy(SimpleNamespace(fileno=lambda: write, encoding="utf-8"))
+        writer = SimpleNamespace(width_of_current_line=width)
+        if open_line is not None:
+            writer._current_line = open_line
+        assert terminal.write("summary", writer)
+        terminal.close()
+        os.close(write)
+        assert os.read(read, 1000).decode() == shown
+    finally:
+        os.close(read)
+    assert not TerminalCopy(SimpleNamespace()).write("x", writer)  # no descriptor: not written

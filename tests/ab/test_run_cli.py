@@ -121,3 +121,23 @@ def test_limits_are_exported_for_the_run(tmp_path, monkeypatch, capsys):
     argv = [*run_argv(tmp_path, [STOP]), "--out", str(out), "--limits", "search_s=7"]
     assert main(argv) == 0
     assert limits.current().search_s == 7
+
+
+def test_attributes_the_agent_writes_break_no_snapshot(tmp_path, capsys):
+    """`printf '* working-tree-encoding=UTF-16\\n' > .gitattributes` made `git add` fail on
+    every file without a byte order mark: a traceback and no trajectory. Now the harness's
+    repository outranks it and the run ends as any other does."""
+    replies = [
+        {
+            "tool": "bash",
+            "args": {"command": "printf '* working-tree-encoding=UTF-16\\n' > .gitattributes"},
+        },
+        {"tool": "submit", "args": {"message": "done"}},
+    ]
+    out = tmp_path / "traj.jsonl"
+    argv = ["run", "--instance", ID, "--arm", "current", "--model", script(tmp_path, replies)]
+    assert main([*argv, "--out", str(out)]) == 0
+    assert "resolved: false  turns: 2" in capsys.readouterr().out
+    (traj,) = load_trajectories(out)
+    assert traj.meta["grade"]["status"] == "unresolved"
+    assert "+* working-tree-encoding=UTF-16" in traj.patch

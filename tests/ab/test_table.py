@@ -366,3 +366,84 @@ def test_the_share_of_prompt_tokens_a_prefix_cache_served_is_shown_per_variant()
     )
     text = render_text(table, META)
     assert "prompt tokens served from the prefix cache: current 60%, policy 10%" in text
+
+
+def unlabelled_results(derived: int = 0) -> pd.DataFrame:
+    """20 real-SWE-bench-like instances: the first ``derived`` have a label derived from their
+    gold patch, the rest none (their items score no selection)."""
+    rows = []
+    for variant, resolved, cost in (
+        ("current", 11, 0.2), ("policy", 15, 0.1), ("policy-no:retrieve.embed", 15, 0.1)
+    ):  # fmt: skip
+        for i in range(20):
+            labelled = i < derived
+            rows.append(
+                item(
+                    instance_id=f"i-{i}", variant=variant, resolved=i < resolved, cost_usd=cost,
+                    gold_source="derived" if labelled else "none",
+                    selection_correct=2 if labelled else 0, selection_attempted=3 if labelled else 0,
+                )
+            )  # fmt: skip
+    return frame(rows)
+
+
+def test_without_gold_labels_the_table_says_which_criteria_were_judged() -> None:
+    t = decision_table(unlabelled_results(), META)
+    p = t.loc["policy"]
+    note = "selection_accuracy not judged: no gold labels for any of these instances"
+    assert p["verdict"] == f"ADOPT (4 of 5 criteria judged; {note})"
+    assert p["judged"] == 4 and p["not_judged"] == f"4 of 5 criteria judged; {note}"
+    assert p["pass_selection_accuracy"] is None and p["pass_resolve"] is True
+    gate = t.loc["policy-no:retrieve.embed"]
+    assert gate["verdict"] == f"delete ({note})" and gate["judged"] == 4
+    assert gate["same_selection_accuracy"] is None
+    text = render_text(t, META)
+    assert f"verdict: ADOPT (4 of 5 criteria judged; {note}) | McNemar" in text
+    assert "n/a (no labels)" in text
+    assert (
+        "gold labels: 0 instances scored on labels derived from the gold patch"
+        " (gold_labels/FORMAT.md), 0 on hand-written ones, 20 without a label (left out of"
+        " selection accuracy)" in text
+    )
+
+
+def test_the_table_says_how_many_instances_were_scored_on_derived_labels() -> None:
+    t = decision_table(unlabelled_results(derived=12), META)
+    p = t.loc["policy"]
+    assert p["verdict"] == "ADOPT" and p["judged"] == 5 and pd.isna(p["not_judged"])
+    assert (p["labelled_derived"], p["labelled_hand"], p["unlabelled"]) == (12, 0, 8)
+    assert (p["sel_correct"], p["sel_attempted"]) == (24, 36)
+    text = render_text(t, META)
+    assert (
+        "gold labels: 12 instances scored on labels derived from the gold patch"
+        " (gold_labels/FORMAT.md), 0 on hand-written ones, 8 without a label (left out of"
+        " selection accuracy)" in text
+    )
+
+
+def test_an_instance_unlabelled_in_one_variant_is_left_out_of_all() -> None:
+    """Both arms are scored on the same labelled instances: a variant whose runs recorded no
+    label for them takes them out of every variant's selection accuracy."""
+    results = unlabelled_results(derived=12)
+    embed = results["variant"] == "policy-no:retrieve.embed"
+    results.loc[embed, ["gold_source", "selection_correct", "selection_attempted"]] = ["none", 0, 0]
+    t = decision_table(results, META)
+    assert t.loc["policy", "unlabelled"] == 20
+    assert t.loc["policy", "verdict"].startswith("ADOPT (4 of 5 criteria judged;")
+
+
+def test_hand_labels_alone_add_no_label_line() -> None:
+    text = render_text(decision_table(results()), META)
+    assert "gold labels:" not in text
+    assert decision_table(results()).loc["policy", "judged"] == 5
+
+
+def test_label_counts_that_differ_by_variant_are_listed_per_variant() -> None:
+    """Unpaired rows (current failed on every item) measure different instances."""
+    from pytest_toolpolicy.ab.render import label_lines
+
+    rows = failed_rows("current", 20) + variant_rows("policy", [True] * 20, gold_source="derived")
+    lines = label_lines(decision_table(frame(rows), META))
+    assert lines[0] == "gold labels:"
+    assert lines[1].startswith("  current: 0 instances scored on labels derived")
+    assert lines[2].startswith("  policy: 20 instances scored on labels derived")

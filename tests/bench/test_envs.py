@@ -528,3 +528,29 @@ def test_the_network_option_of_the_sandbox(tmp_path: Path) -> None:
     assert "/etc/ssl/private" not in shared
     # After the writable directory: a path inside it is read-only.
     assert shared.index(ro) > shared.index("--bind")
+
+
+def test_a_link_the_build_planted_in_the_venv_never_steers_the_layer(
+    offline: Path, shared_cache: Path, tmp_path: Path
+) -> None:
+    """The install (repository code, run in the sandbox where the venv is writable) makes the
+    venv's layer directory a link to a host directory: the host's layer step for another base
+    commit must neither delete nor write there, and the instance says why it cannot run."""
+    outside = tmp_path / "outside"
+    specs = Path(os.environ[SPECS_ENV])
+    specs.write_text(
+        SPECS
+        + '[repo."acme/linky"]\n'
+        + f"install = 'python -m pip install -e . && ln -s {outside} .toolpolicy-venv/toolpolicy-base'\n"
+    )
+    first = {**package("linky"), "linky/__init__.py": "x = 1\n"}
+    base, env_commit = make_repo(offline / "acme__linky", first, {"linky/__init__.py": "x = 2\n"})
+    (outside / base).mkdir(parents=True)
+    (outside / base / "keep.txt").write_text("a file of the host's\n")
+    build = build_environment(
+        instance("acme/linky", base, env_commit), repos=offline, cache_dir=shared_cache
+    )
+    assert (outside / base / "keep.txt").read_text() == "a file of the host's\n"
+    assert sorted(p.name for p in (outside / base).iterdir()) == ["keep.txt"]
+    assert build.status == "failed"
+    assert "toolpolicy-base is a symbolic link" in (build.reason or ""), build.reason

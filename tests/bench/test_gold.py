@@ -1,14 +1,18 @@
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from pytest_toolpolicy.bench.gold import (
     GoldError,
     baseline_moves,
+    hand_label,
+    label_from,
     load_gold,
     selection_correct,
 )
+from pytest_toolpolicy.bench.gold_agreement import agreement
 from pytest_toolpolicy.bench.load import load_instances
 
 
@@ -72,3 +76,31 @@ def test_a_bad_label_is_a_specific_error(tmp_path):
         load_gold("x-1", tmp_path)
     with pytest.raises(GoldError, match="x-2/gold.json"):
         load_gold("x-2", tmp_path)
+
+
+def test_a_label_round_trips_through_its_json_shape():
+    label = load_gold("bundled__memstore-1")
+    assert label_from(label.to_dict(), label.instance_id, "here") == label
+    with pytest.raises(GoldError, match="here: instance_id is 'bundled__memstore-1'"):
+        label_from(label.to_dict(), "other-1", "here")
+    with pytest.raises(GoldError, match="here: a label is a JSON object, got list"):
+        label_from([], "x-1", "here")
+
+
+def test_hand_label_is_none_only_when_no_file_exists(tmp_path):
+    assert hand_label("x-1", tmp_path) is None and hand_label("x-1", None) is None
+    (tmp_path / "x-1").mkdir()
+    (tmp_path / "x-1" / "gold.json").write_text("[")
+    with pytest.raises(GoldError, match="x-1/gold.json"):
+        hand_label("x-1", tmp_path)
+
+
+def test_the_documented_agreement_of_derived_with_hand_written_labels_is_the_measured_one():
+    """gold_labels/FORMAT.md states the figure; a change to the rules or the labels that moves
+    it must update the page."""
+    measured = agreement(load_instances("bundled").instances)
+    assert measured.instances == 25
+    page = (Path(__file__).parents[2] / "gold_labels" / "FORMAT.md").read_text(encoding="utf-8")
+    for line in measured.lines()[1:5]:
+        assert line in page, line
+    assert len(measured.differing) == 3 * measured.instances - sum(measured.points_equal)

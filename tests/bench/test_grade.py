@@ -11,14 +11,7 @@ from pytest_toolpolicy.bench.envs import Environment
 from pytest_toolpolicy.bench.grade import grade, grade_patch
 from pytest_toolpolicy.bench.infra import needs_network, shared_setup_error
 from pytest_toolpolicy.bench.instance import Instance
-from pytest_toolpolicy.bench.junit import (
-    Failure,
-    TestOutcome,
-    When,
-    mangle,
-    parse_junit,
-    read_junit,
-)
+from pytest_toolpolicy.bench.outcomes import Failure, TestOutcome, When
 from pytest_toolpolicy.bench.workspaces import materialize
 from pytest_toolpolicy.primitives.sandbox import Sandbox
 
@@ -99,15 +92,20 @@ def test_missing_test_ids_are_missing_not_a_crash(tmp_path: Path) -> None:
     )
 
 
-def test_a_test_file_the_patch_deletes_is_missing_not_ignored(tmp_path: Path) -> None:
+def test_a_listed_test_file_the_agent_deletes_is_put_back(tmp_path: Path) -> None:
     files = {**BASE, "tests/test_extra.py": "def test_x():\n    pass\n"}
     instance = bundled(tmp_path, files, PASS_TO_PASS=["tests/test_extra.py::test_x"])
     ws = materialize(instance, tmp_path / "items")
     (ws.root / "calc/ops.py").write_text(FIXED_OPS)
     (ws.root / "tests/test_extra.py").unlink()
     result = grade(ws, instance, sandbox=SANDBOX)
-    assert (result.status, result.ignored) == ("unresolved", ())
-    assert result.tests == {F2P[0]: "passed", "tests/test_extra.py::test_x": "missing"}
+    assert (result.status, result.ignored) == ("resolved", ()), result
+    assert result.reverted == (
+        "tests/test_extra.py: a file of the listed tests: graded as at the base commit with "
+        "test_patch",
+    )
+    assert not (ws.root / "tests/test_extra.py").exists()  # the agent's workspace, as it left it
+    assert result.tests == {F2P[0]: "passed", "tests/test_extra.py::test_x": "passed"}
 
 
 def test_only_junk_in_fail_to_pass_is_an_infra_error(calc: Instance, tmp_path: Path) -> None:
@@ -135,7 +133,7 @@ def test_import_error_of_the_package_is_an_infra_error(tmp_path: Path) -> None:
     result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
     assert result.status == "infra_error" and not result.resolved
     assert result.reason == (
-        "collection error in tests.test_ops unrelated to the patch: "
+        "collection error in tests/test_ops.py unrelated to the patch: "
         "ModuleNotFoundError: No module named 'nosuchdep'"
     )
 
@@ -181,20 +179,6 @@ def test_real_instance_from_a_mirror(tmp_path: Path) -> None:
         cache_dir=tmp_path / "cache",
     )
     assert result.status == "resolved"
-
-
-def test_junit_names_map_back_to_node_ids(tmp_path: Path) -> None:
-    ids = ["tests/a.py::T::test_p[x::y z]", "tests/a.py::test_q", "tests/a.py::test_r"]
-    assert mangle(ids[0]) == ("tests.a.T", "test_p[x::y z]")
-    (tmp_path / "j.xml").write_text(
-        '<testsuites><testsuite><testcase classname="tests.a.T" name="test_p[x::y z]"/>'
-        '<testcase classname="sub.tests.a" name="test_q"><failure message="f"/></testcase>'
-        '<testcase classname="tests.a" name="test_r"><skipped type="pytest.xfail"/></testcase>'
-        '<testcase classname="tests.a" name="test_r"><error message="teardown"/></testcase>'
-        "</testsuite></testsuites>"
-    )
-    report = read_junit(tmp_path / "j.xml", ids)
-    assert report.outcomes == dict(zip(ids, ["passed", "failed", "error"], strict=True))
 
 
 DB_CONFTEST = (
@@ -258,9 +242,19 @@ def test_a_conftest_that_does_not_import(tmp_path: Path) -> None:
     assert result.status == "infra_error", result
     assert reason.startswith("pytest could not run the tests (exit 4): ")
     assert reason.endswith("ModuleNotFoundError: No module named 'nosuchplugin'")
-    # Broken by the patch itself, it is the patch's failure.
+    # The agent's own conftest takes no part: the environment's failure stays the same.
     ws = materialize(instance, tmp_path / "items")
-    (ws.root / "tests/conftest.py").write_text("import pytest\n\ndef broken(:\n")
+    (ws.root / "tests/conftest.py").write_text("import pytest\n")
+    result = grade(ws, instance, sandbox=SANDBOX)
+    assert result.status == "infra_error", result
+    assert result.reverted == ("tests/conftest.py: a conftest file configures the test run",)
+
+
+def test_a_conftest_that_the_patch_breaks_is_the_patch(tmp_path: Path) -> None:
+    """The conftest imports the package; the patch breaks the package: the patch's failure."""
+    instance = bundled(tmp_path, {**BASE, "tests/conftest.py": "import calc\n"})
+    ws = materialize(instance, tmp_path / "items")
+    (ws.root / "calc/__init__.py").write_text("def broken(:\n")
     result = grade(ws, instance, sandbox=SANDBOX)
     assert result.status == "unresolved", result
     assert (result.reason or "").startswith("pytest could not run the tests (exit 4): ")
@@ -316,66 +310,6 @@ def test_a_parser_grading_cannot_follow(calc: Instance, tmp_path: Path) -> None:
     assert result.reason == "log parser 'django' does not read pytest's output; grading runs pytest"
 
 
-CASES = {
-    "passed": "",
-    "skipped": '<skipped type="pytest.skip" message="no"/>',
-    "xfailed": '<skipped type="pytest.xfail" message="known"/>',
-    "xpassed": '<properties><property name="toolpolicy_xpass" value="1"/></properties>',
-    "error": '<error message="test setup failure">E   RuntimeError: no db</error>',
-    "failed": '<failure message="assert 0">E   assert 0</failure>',
-}
-
-
-def cases(listed: str, *kinds: str, root: str = "testsuites") -> bytes:
-    prop = f'<properties><property name="toolpolicy_nodeid" value="{listed}"/></properties>'
-    body = "".join(
-        f'<testcase classname="t" name="test_p[a {n}]">{prop}{CASES[k]}</testcase>'
-        for n, k in enumerate(kinds)
-    )
-    suite = f"<testsuite>{body}</testsuite>"
-    return (f"<testsuites>{suite}</testsuites>" if root == "testsuites" else suite).encode()
-
-
-@pytest.mark.parametrize(
-    ("kinds", "combined"),
-    [
-        (("passed", "skipped"), "passed"),  # a skip is folded into "SKIPPED [1] ...": no id
-        (("skipped", "xpassed"), "xpassed"),
-        (("xpassed", "xfailed"), "passed"),  # XFAIL counts as passing, XPASS records nothing
-        (("failed", "passed"), "failed"),
-        (("error", "failed"), "failed"),  # -rA prints errors before failures: the last wins
-        (("passed", "error"), "error"),
-        (("skipped", "skipped"), "skipped"),
-    ],
-)
-def test_tests_sharing_a_listed_id_combine_as_swebench_records_them(
-    kinds: tuple[str, ...], combined: str
-) -> None:
-    for root in ("testsuites", "testsuite"):  # the root element differs across pytest versions
-        report = parse_junit(cases("t.py::test_p[a", *kinds, root=root), ["t.py::test_p[a"])
-        assert report.outcomes == {"t.py::test_p[a": combined}
-
-
-TRACEBACK = "fixture\nE   RuntimeError: no db\n\nc.py:5: RuntimeError"
-
-
-@pytest.mark.parametrize(
-    ("message", "when"),
-    [
-        ("test setup failure", "setup"),  # pytest < 6
-        ("failed on setup with &quot;RuntimeError: no db&quot;", "setup"),
-        ("test teardown failure", "teardown"),
-        ("failed on teardown with &quot;RuntimeError: no db&quot;", "teardown"),
-    ],
-)
-def test_errors_read_alike_from_old_and_new_pytest(message: str, when: When) -> None:
-    error = f'<error message="{message}">{TRACEBACK}</error>'
-    data = f'<testsuites><testcase classname="t" name="test_a">{error}</testcase></testsuites>'
-    report = parse_junit(data.encode(), ["t.py::test_a"])
-    assert report.outcomes == {"t.py::test_a": "error"}
-    assert report.failures == {"t.py::test_a": Failure(when, "RuntimeError: no db", TRACEBACK)}
-
-
 @pytest.mark.parametrize(
     ("crash", "network"),
     [
@@ -422,3 +356,26 @@ def test_a_shared_setup_error_needs_every_test_and_one_cause() -> None:
     teardown = {**same, "t.py::b": error("RuntimeError: no db", "teardown")}
     assert shared_setup_error(ids, both, teardown, set()) is None
     assert shared_setup_error([], {}, {}, set()) is None
+
+
+def test_what_only_the_agents_changes_break_is_never_an_infra_error(
+    calc: Instance, tmp_path: Path
+) -> None:
+    """The agent's package ends the interpreter before any test starts, printing nothing:
+    with the agent's changes the run cannot start, without them it can. That is the agent's
+    doing, never grounds to leave the instance out of both arms."""
+    ws = materialize(calc, tmp_path / "items")
+    (ws.root / "calc/__init__.py").write_text("import os\nos._exit(0)\n")
+    result = grade(ws, calc, sandbox=SANDBOX)
+    assert result.status == "unresolved", result
+    assert (result.reason or "").startswith("the tests could not run with the agent's changes (")
+    assert (result.reason or "").endswith("); without them they did")
+
+
+def test_a_project_that_turns_warnings_into_errors(tmp_path: Path) -> None:
+    """flask and pytest itself run with `filterwarnings = error`: the grading plugin must give
+    pytest no warning of its own (an already imported plugin named by -p gave one)."""
+    config = "[pytest]\nfilterwarnings =\n    error\n"
+    instance = bundled(tmp_path, {**BASE, "pytest.ini": config})
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert result.status == "resolved", result

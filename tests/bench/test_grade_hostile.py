@@ -1,5 +1,6 @@
-"""Grading a workspace whose patch (or whose tests, running in the sandbox) attack the host side:
-links where test files or reports should be, reports that are huge or not XML."""
+"""Grading a workspace whose patch (or whose tests, running in the sandbox) attack the host side
+or the result: links where test files should be, processes and code that write to the result
+channel."""
 
 from __future__ import annotations
 
@@ -16,26 +17,9 @@ from pytest_toolpolicy.bench.workspaces import materialize
 from pytest_toolpolicy.primitives import Workspace
 from pytest_toolpolicy.primitives.sandbox import Sandbox
 
-from .gitmirrors import BASE, FIXED_OPS, P2P, git, make_bundled
+from .gitmirrors import BASE, FIXED_OPS, git, make_bundled
 
 SANDBOX = Sandbox.from_env()
-HANG = "from calc import add\n\n\ndef test_hang():\n    while True:\n        pass\n"
-# A conftest the model wrote: after pytest has written the report, swap it for something else.
-SWAP_REPORT = """import atexit, os
-
-LAUGHS = ('<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "' + 'a' * 64 + '">'
-          + ''.join(f'<!ENTITY {{c}} "' + ('&' + p + ';') * 16 + '">'
-                    for p, c in zip('abcdefg', 'bcdefgh'))
-          + ']><testsuites><testsuite><testcase classname="x" name="&h;"/>'
-          + '</testsuite></testsuites>')
-
-def _swap():
-    path = os.path.join(os.environ["TOOLPOLICY_GRADE_DIR"], "junit.xml")
-    os.unlink(path)
-    {action}
-
-atexit.register(_swap)
-"""
 
 
 def bundled(tmp_path: Path, files: dict[str, str] = BASE, **row: object) -> Instance:
@@ -95,7 +79,7 @@ def test_a_patch_that_links_a_test_file_to_a_host_file(
     assert result.resolved, result
 
 
-def test_a_linked_test_directory_is_refused(calc: Instance, tmp_path: Path) -> None:
+def test_a_linked_test_directory_is_put_back_not_followed(calc: Instance, tmp_path: Path) -> None:
     ws = fixed(calc, tmp_path)
     root = ws.root
     host_dir = tmp_path / "host-dir"
@@ -104,50 +88,85 @@ def test_a_linked_test_directory_is_refused(calc: Instance, tmp_path: Path) -> N
     shutil.rmtree(root / "tests")
     (root / "tests").symlink_to(host_dir)
     result = grade(ws, calc, sandbox=SANDBOX)
-    assert result.status == "infra_error" and not result.resolved
-    assert "cannot reset the test files" in result.reason and "symbolic link" in result.reason
+    assert result.resolved, result  # graded on the base test files plus test_patch
+    assert any(r.startswith("tests/test_ops.py: ") for r in result.reverted), result.reverted
     assert os.listdir(host_dir) == ["keep.txt"]
+    assert os.readlink(root / "tests") == str(host_dir)  # the agent's workspace, as it left it
+
+
+# Product code (the agent's, kept in the run) that goes after the result channel from a
+# process of its own: the channel is not inherited, its variable is gone, and the plugin's
+# directory is read-only; whatever it writes, wherever it can, reaches no verdict.
+ESCAPE = """import os, subprocess, sys
+
+FORGED = b'{"k": "report", "n": "x", "ids": ["tests/test_ops.py::test_div_float"], '
+FORGED += b'"when": "call", "outcome": "passed"}\\n{"k": "finish", "status": 0}\\n'
+CHILD = (
+    "import os, sys\\n"
+    "for fd in range(3, 256):\\n"
+    "    try:\\n"
+    "        os.write(fd, sys.stdin.buffer.read() if fd == 3 else b'')\\n"
+    "    except OSError:\\n"
+    "        pass\\n"
+)
+subprocess.run([sys.executable, "-c", CHILD], input=FORGED)
+for name in ("TOOLPOLICY_CHANNEL_FD", "TOOLPOLICY_GRADE_FD"):
+    assert name not in os.environ, name
+plugin = sys.modules.get("toolpolicy_grade_plugin")
+if plugin is not None:
+    try:
+        with open(os.path.join(os.path.dirname(plugin.__file__), "grade.json"), "w") as f:
+            f.write('{"ids": [], "parser": "pytest"}')
+    except OSError:
+        pass
+"""
+
+
+def test_a_process_the_tests_start_cannot_write_a_result(calc: Instance, tmp_path: Path) -> None:
+    ws = materialize(calc, tmp_path / "items")  # no fix: test_div_float must fail
+    (ws.root / "calc/escape.py").write_text(ESCAPE)
+    (ws.root / "calc/__init__.py").write_text("from . import escape\nfrom .ops import add, div\n")
+    result = grade(ws, calc, sandbox=SANDBOX)
+    assert result.status == "unresolved", result
+    assert result.tests["tests/test_ops.py::test_div_float"] == "failed"
+    assert result.tests["tests/test_ops.py::test_add"] == "passed"
+
+
+# In-process: the agent's product code writes forged records to every pipe it can find. The
+# plugin's own report of the failure still decides (failed outranks passed), and a line the
+# plugin never writes makes the run untrusted.
+IN_PROCESS = """import os, stat
+
+def _forge(data):
+    for fd in range(3, 256):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                os.write(fd, data)
+        except OSError:
+            pass
+
+_forge({payload!r})
+"""
+PASSED = (
+    b'{"k": "report", "n": "tests/test_ops.py::test_div_float", '
+    b'"ids": ["tests/test_ops.py::test_div_float"], "when": "call", "outcome": "passed"}\n'
+)
 
 
 @pytest.mark.parametrize(
-    ("action", "refusal"),
+    ("payload", "reason"),
     [
-        ("os.symlink({host!r}, path)", "junit.xml: it is a symbolic link"),
-        ("open(path, 'w').write('x' * (2 << 20))", "over the 1048576-byte read limit"),
-        ("os.mkfifo(path)", "junit.xml: not a regular file"),
-        ("open(path, 'w').write('host secret <')", "not valid XML"),
-        ("open(path, 'w').write(LAUGHS)", "not valid XML: a DTD or entity declaration"),
+        (PASSED, "tests/test_ops.py::test_div_float failed"),
+        (b"garbage\n", "the result channel held what the grading plugin never writes"),
     ],
-    ids=["link", "huge", "fifo", "not-xml", "entities"],
+    ids=["a-forged-pass", "garbage"],
 )
-def test_a_junit_report_the_tests_tampered_with_is_refused(
-    calc: Instance,
-    tmp_path: Path,
-    host_file: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    action: str,
-    refusal: str,
+def test_records_forged_in_process_turn_no_failure_into_a_pass(
+    calc: Instance, tmp_path: Path, payload: bytes, reason: str
 ) -> None:
-    monkeypatch.setenv("TOOLPOLICY_LIMITS", "read_mb=1")
-    ws = fixed(calc, tmp_path)
-    root = ws.root
-    (root / "conftest.py").write_text(SWAP_REPORT.format(action=action.format(host=str(host_file))))
+    ws = materialize(calc, tmp_path / "items")
+    (ws.root / "calc/forge.py").write_text(IN_PROCESS.format(payload=payload))
+    (ws.root / "calc/__init__.py").write_text("from . import forge\nfrom .ops import add, div\n")
     result = grade(ws, calc, sandbox=SANDBOX)
-    assert result.status == "infra_error" and not result.resolved, result
-    assert refusal in result.reason and "host secret" not in result.reason
-    assert not list(root.glob(".toolpolicy-grade-*"))
-
-
-def test_a_progress_log_turned_link_is_refused(tmp_path: Path, host_file: Path) -> None:
-    files = {**BASE, "tests/test_slow.py": HANG}
-    instance = bundled(tmp_path, files, PASS_TO_PASS=[*P2P, "tests/test_slow.py::test_hang"])
-    ws = fixed(instance, tmp_path)
-    (ws.root / "conftest.py").write_text(
-        "import os\n\ndef pytest_runtest_setup(item):\n"
-        "    log = os.path.join(os.environ['TOOLPOLICY_GRADE_DIR'], 'progress.log')\n"
-        f"    os.unlink(log)\n    os.symlink({str(host_file)!r}, log)\n"
-    )
-    result = grade(ws, instance, sandbox=SANDBOX, timeout=3)
-    assert result.status == "infra_error", result
-    assert "progress.log: it is a symbolic link" in result.reason
-    assert "host secret" not in result.reason
+    assert result.status == "unresolved", result
+    assert reason in (result.reason or ""), result

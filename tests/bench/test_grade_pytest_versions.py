@@ -26,6 +26,7 @@ from .test_grade import DB_CONFTEST, bundled
 
 SANDBOX = Sandbox.from_env()
 PLUGIN = Path(testids.__file__).with_name("grade_plugin.py")
+LAUNCHER = PLUGIN.with_name("grade_launch.py")
 MIX = """import socket
 
 import pytest
@@ -176,10 +177,11 @@ def test_a_shared_setup_error_on_every_pytest(tmp_path: Path, pytest_env: Enviro
     ), result
 
 
+@pytest.mark.parametrize("path", [PLUGIN, LAUNCHER], ids=["plugin", "launcher"])
 @pytest.mark.parametrize("minor", ["3.6", None])
-def test_the_plugin_is_python_3_6_syntax(minor: str | None) -> None:
+def test_the_plugin_is_python_3_6_syntax(minor: str | None, path: Path) -> None:
     """SWE-bench's oldest pytest environments (astropy 1.3, scikit-learn 0.20) are Python 3.6."""
-    source = PLUGIN.read_text(encoding="utf-8")
+    source = path.read_text(encoding="utf-8")
     if minor is None:  # the parser's own check, wherever no 3.6 is at hand
         tree = ast.parse(source, feature_version=(3, 6))
         futures = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
@@ -189,5 +191,5 @@ def test_the_plugin_is_python_3_6_syntax(minor: str | None) -> None:
     if python is None:
         pytest.skip(f"no Python {minor} (looked in `pyenv root`/versions and on PATH)")
     code = "import ast, sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')"
-    proc = subprocess.run([python, "-c", code, str(PLUGIN)], capture_output=True, text=True)
+    proc = subprocess.run([python, "-c", code, str(path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -83,13 +83,85 @@ def test_malformed_fail_to_pass_names_instance_and_field() -> None:
         ({"PASS_TO_PASS": ["ok", 3]}, "PASS_TO_PASS", "not a list of test ids"),
         ({"FAIL_TO_PASS": []}, "FAIL_TO_PASS", "empty"),
         ({"underspecified": "yes"}, "underspecified", "not a boolean"),
-        ({"instance_id": "a/b"}, "instance_id", "malformed"),
+        ({"instance_id": "a/b"}, "instance_id", "contains a path separator"),
     ],
 )
 def test_each_bad_field_is_named(changes: dict[str, Any], field: str, message: str) -> None:
     error = error_of(row(**changes))
     assert error.field == field
     assert error.message.startswith(message)
+
+
+ABSOLUTE = "diff --git a//etc/passwd b//etc/passwd\n--- a//etc/passwd\n+++ b//etc/passwd\n"
+RENAME_UP = "diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to ../../y\n"
+QUOTED_NUL = 'diff --git "a/x\\000y" "b/x\\000y"\n'
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"test_patch": ABSOLUTE}, "test_patch", "line 1 names '/etc/passwd', which is absolute"),
+        ({"patch": RENAME_UP}, "patch", "line 4 names '../../y', which goes up with '..'"),
+        ({"patch": "diff --git a/.git/hooks/x b/.git/hooks/x\n"}, "patch", "line 1 names"
+         " '.git/hooks/x', which is inside .git"),
+        ({"test_patch": QUOTED_NUL}, "test_patch", "line 1 names 'x\\x00y', which contains a NUL"),
+        ({"instance_id": "x" * 129}, "instance_id", "too long: 129 bytes, at most 128"),
+        ({"instance_id": "\u00e9" * 65}, "instance_id", "too long: 130 bytes, at most 128"),
+        ({"instance_id": "a\nb"}, "instance_id", "contains a control character"),
+        ({"instance_id": "a\x00b"}, "instance_id", "contains a control character"),
+        ({"instance_id": "a\\b"}, "instance_id", "contains a path separator"),
+        ({"instance_id": "a b"}, "instance_id", "malformed"),
+        ({"repo": "a/.."}, "repo", "its name '..' is not a directory name"),
+        ({"repo": "-c/x"}, "repo", "its owner '-c' is not a directory name"),
+        ({"repo": "a__b/c"}, "repo", "its owner holds '__'"),
+        ({"repo": "a/b/c"}, "repo", "not owner/name"),
+        ({"repo": "a/" + "n" * 101}, "repo", "its name is 101 characters long, at most 100"),
+        ({"version": "1/2"}, "version", "contains a path separator"),
+        ({"version": "1.0\n"}, "version", "contains a path separator or a control character"),
+        ({"version": "1" * 65}, "version", "too long: 65 characters, at most 64"),
+        ({"FAIL_TO_PASS": ["/etc/t.py::x"]}, "FAIL_TO_PASS", "a test id '/etc/t.py::x' names"
+         " a file that is absolute"),
+        ({"PASS_TO_PASS": ["--rootdir=/"]}, "PASS_TO_PASS", "a test id '--rootdir=/' would be"
+         " read as an option"),
+        ({"PASS_TO_PASS": ["../t.py::x"]}, "PASS_TO_PASS", "a test id '../t.py::x' names a file"
+         " that goes up with '..'"),
+    ],
+)  # fmt: skip
+def test_a_value_that_cannot_be_a_name_or_a_path_is_named(
+    changes: dict[str, Any], field: str, message: str
+) -> None:
+    """What becomes a file name, a path in the repository or an argument is refused when the
+    row is read, naming the instance and the field, never later as an OSError or a git error."""
+    error = error_of(row(**changes))
+    assert error.field == field
+    assert error.message.startswith(message), error.message
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"instance_id": "x" * 128},  # the bound itself
+        {"instance_id": "scikit-learn__scikit-learn-25747"},
+        {"repo": "a/.github"},
+        {"patch": "diff --git a/my file.py b/my file.py\n--- a/my file.py\t2020-01-01\n"},
+        {"patch": "diff --git a/.gitignore b/.gitignore\n--- a/a..b/x\n+++ b/a..b/x\n"},
+        # A removed line that reads like a header is hunk content, not a name.
+        {"patch": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n--- /etc/passwd\n x\n"},
+        {"PASS_TO_PASS": ["t.py::test[../x]", "[100%]", "test_x (a.b.C)"]},
+    ],
+)
+def test_names_and_paths_inside_the_bounds_are_kept(changes: dict[str, Any]) -> None:
+    instance = instance_from_row(row(**changes), "x")
+    for field, value in changes.items():
+        assert getattr(instance, field) == (tuple(value) if isinstance(value, list) else value)
+
+
+def test_an_id_that_cannot_be_printed_on_a_line_is_named_by_its_label() -> None:
+    error = error_of(row(instance_id="x" * 300), label="<line 3 of x.jsonl>")
+    assert str(error).startswith("instance <line 3 of x.jsonl>: field instance_id: too long")
+    assert "'xxxxxxxx" in error.message and len(str(error)) < 300
+    error = error_of(row(instance_id="a\nb"))
+    assert error.instance_id == "'a\\nb'" and "\n" not in str(error)
 
 
 def test_a_row_without_an_id_is_named_by_its_label() -> None:

@@ -108,6 +108,41 @@ def test_broken_rows_are_errors_and_the_others_still_load(tmp_path: Path) -> Non
     ]
 
 
+@pytest.mark.parametrize("suffix", [".jsonl", ".json", ".parquet"])
+def test_rows_whose_names_or_paths_cannot_be_used_are_errors_naming_them(
+    tmp_path: Path, suffix: str
+) -> None:
+    """An absolute path in test_patch, a 300-character id, a repository that climbs out of the
+    mirror directory: each an error naming the instance and the field when the row is loaded
+    (not a git or OSError failure at grading), and the other rows still load."""
+    flask, requests, other = read_rows(FULL)
+    flask["test_patch"] = flask["test_patch"].replace(" a/", " a//etc/").replace(" b/", " b//etc/")
+    requests["instance_id"] = "psf__requests-" + "1" * 286
+    long_id = requests["instance_id"]
+    rows = [flask, requests, {**other, "repo": "psf/.."}, {**other, "instance_id": "ok-1"}]
+    path = tmp_path / f"rows{suffix}"
+    if suffix == ".jsonl":
+        write_jsonl(path, rows)
+    elif suffix == ".json":
+        path.write_text(json.dumps(rows), encoding="utf-8")
+    else:
+        pd.DataFrame(rows).to_parquet(path)
+    result = load_instances(str(path))
+    assert [i.instance_id for i in result.instances] == ["ok-1"]
+    first, second, third = result.errors
+    assert str(first) == (
+        "instance pallets__flask-5014: field test_patch: line 1 names"
+        " '/etc/tests/test_blueprints.py', which is absolute"
+    )
+    row_label = "line 2" if suffix == ".jsonl" else "row 2"
+    assert (second.instance_id, second.field) == (f"<{row_label} of {path}>", "instance_id")
+    assert second.message.startswith("too long: 300 bytes, at most 128")
+    assert long_id not in str(second)  # named by its row, the id shown cut
+    assert str(third) == (
+        "instance psf__requests-2317: field repo: its name '..' is not a directory name ('psf/..')"
+    )
+
+
 def test_a_seeded_sample_is_stable_sorted_and_depends_on_the_seed() -> None:
     first = load_instances(str(STATEMENTS), sample=5, seed=1, require_tests=False)
     again = load_instances(str(STATEMENTS), sample=5, seed=1, require_tests=False)

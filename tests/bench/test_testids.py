@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import shutil
 from pathlib import Path
 from types import ModuleType
 
@@ -54,12 +56,22 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """The sandbox's copy of the grading plugin, loaded as grading loads it."""
     gdir = tmp_path_factory.mktemp("grade")
     (gdir / "grade.json").write_text(json.dumps({"ids": [], "parser": "pytest"}))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TOOLPOLICY_GRADE_DIR", str(gdir))
-        spec = importlib.util.spec_from_file_location("graded_plugin", PLUGIN)
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+    shutil.copyfile(PLUGIN, gdir / "toolpolicy_grade_plugin.py")
+    reader, writer = os.pipe()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("TOOLPOLICY_CHANNEL_FD", str(writer))
+            path = gdir / "toolpolicy_grade_plugin.py"
+            spec = importlib.util.spec_from_file_location("graded_plugin", path)
+            assert spec and spec.loader
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        # It took the channel over: the descriptor it was given is closed, its copy is not.
+        with pytest.raises(OSError):
+            os.fstat(writer)
+        os.close(module._FD)
+    finally:
+        os.close(reader)
     return module
 
 
@@ -120,3 +132,31 @@ def test_skipped_tests_and_progress_lines_record_ids_that_name_no_test() -> None
         "t.py",
         "t.py",
     ]
+
+
+def _old_options_id(nodeid: str) -> str:
+    """SWE-bench's own reading for parse_log_pytest_options, regex and all."""
+    tokens = nodeid.split()
+    test = tokens[0] if tokens else ""
+    found = re.search(r"(.*?)\[(.*)\]", test)
+    if found:
+        main, option = found.groups()
+        if option.startswith("/") and not option.startswith("//") and "*" not in option:
+            option = "/" + option.split("/")[-1]
+        test = f"{main}[{option}]"
+    return test
+
+
+@given(st.text(alphabet="ab[]/*: \n", max_size=40))
+def test_the_options_parser_reads_ids_as_swebench_regex_does(nodeid: str) -> None:
+    assert swebench_id(nodeid, "pytest_options") == _old_options_id(nodeid)
+
+
+def test_an_id_of_a_million_brackets_is_read_at_once(plugin: ModuleType) -> None:
+    """SWE-bench's regex is cubic on runs of "[" (5,000 took 264 s); the ids come from the
+    sandboxed run and the patch."""
+    nodeid = "t.py::test_a" + "[" * 1_000_000 + "/x/y]tail"
+    assert swebench_id(nodeid, "pytest_options") == nodeid.removesuffix("tail")
+    closing = "t.py::test_a[/x/y" + "]" * 1_000_000
+    assert swebench_id(closing, "pytest_options") == "t.py::test_a[/y" + "]" * 1_000_000
+    assert plugin.swebench_id(nodeid, "pytest_options") == swebench_id(nodeid, "pytest_options")

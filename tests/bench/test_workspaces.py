@@ -17,6 +17,7 @@ from pytest_toolpolicy.bench.workspaces import (
     materialize,
     mirror_name,
 )
+from pytest_toolpolicy.primitives.safefs import remove_tree
 
 from .gitmirrors import BASE, git, make_bundled, make_mirror, patches, real_instance
 
@@ -221,7 +222,7 @@ def test_remove_tree_opens_up_locked_directories_without_privileges(
     if os.geteuid() != 0:
         (tmp_path / "items/item").mkdir(parents=True)
         leftover(tmp_path / "items/item", host)
-        workspaces.remove_tree(tmp_path / "items/item")
+        remove_tree(tmp_path / "items/item", within=tmp_path)
         assert os.listdir(tmp_path / "items") == []
         return
     with tempfile.TemporaryDirectory() as shared:  # pytest's own tmp is root's alone
@@ -236,7 +237,7 @@ def test_remove_tree_opens_up_locked_directories_without_privileges(
             try:
                 os.setgid(65534)
                 os.setuid(65534)
-                workspaces.remove_tree(items / "item")
+                remove_tree(items / "item", within=items)
                 code = 0
             finally:
                 os._exit(code)

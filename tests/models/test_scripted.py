@@ -117,8 +117,15 @@ def test_threads_share_the_replies_without_repeats() -> None:
     ("content", "problem"),
     [
         (b'"fine"\n"caf\xe9"\n', r":2: not UTF-8 text \(byte 5\)$"),
-        (b'"fine"\n\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n", r":3: .*nested too deep"),
+        (
+            b'"fine"\n\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n",
+            r":3: not a reply: nested deeper than 64 levels$",
+        ),
         (b'"a \xe2\x80\xa8 b"\n{"text": \n', r":2: not a JSON value: "),
+        (
+            b'{"text": "x", "usage": {"prompt_tokens": ' + b"9" * 5000 + b"}}\n",
+            r":1: not a JSON value: Exceeds the limit \(4300 digits\) for integer string",
+        ),
         (b'"fine"\n{"text": "x", "cost_usd": NaN}\n', r":2: .*non-negative numbers$"),
         (b'{"text": "x", "latency_s": -1}\n', r":1: .*non-negative numbers$"),
         (b'{"text": "x", "usage": {"prompt_tokens": -3}}\n', r":1: .*non-negative integers$"),
@@ -139,3 +146,12 @@ def test_a_bom_a_line_separator_and_a_lone_surrogate_are_read(tmp_path: Path) ->
     model = ScriptedModel(script)
     texts = [model.complete(ask()).text for _ in range(model.remaining)]
     assert texts == ["first \ud800", "a \u2028 b", "t"]
+
+
+def test_a_reply_text_holding_deep_json_is_read_as_text(tmp_path: Path) -> None:
+    # The nesting bound is the script's JSON's: JSON inside the text is the arm's to parse.
+    deep = "[" * 200_000 + "]" * 200_000
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps(deep) + "\n" + json.dumps({"text": deep}) + "\n")
+    model = ScriptedModel(script)
+    assert [model.complete(ask()).text for _ in range(2)] == [deep, deep]

@@ -10,9 +10,18 @@ import pytest
 
 from pytest_toolpolicy.ab.pipeline import run_instance
 from pytest_toolpolicy.bench import load_instances
+from pytest_toolpolicy.models.base import ModelRequest
 from pytest_toolpolicy.models.sim.dice import REPLY_FAULTS, DecisionLog, Dice
-from pytest_toolpolicy.models.sim.profile import default_profile
+from pytest_toolpolicy.models.sim.model import SimModel
+from pytest_toolpolicy.models.sim.profile import Profile, default_profile
 from pytest_toolpolicy.models.spec import build_model
+from pytest_toolpolicy.policy.config import PolicyConfig
+from pytest_toolpolicy.policy.ledger import Ledger, noop_observation
+from pytest_toolpolicy.policy.parse import parse_reply
+from pytest_toolpolicy.policy.prompt import build_prompt
+from pytest_toolpolicy.policy.retrieve import Candidates
+from pytest_toolpolicy.policy.validate import rejection_observation
+from pytest_toolpolicy.types import Rejection
 
 INSTANCES = load_instances("bundled").instances
 BY_ID = {i.instance_id: i for i in INSTANCES}
@@ -242,3 +251,29 @@ def test_an_edit_refused_twice_for_the_same_reason_stops() -> None:
     call = _edit(edit, 0, [read, error, read, error], dice)
     assert call["tool"] == "stop" and "refused twice" in call["args"]["reason"]
     assert _edit(edit, 0, [read, error], dice)["tool"] == "edit_entity"
+
+
+@pytest.mark.parametrize(
+    ("latest", "correcting"),
+    [
+        (None, False),
+        ("noop", True),  # told its reply was no call: it answers in shape
+        ("rejected", True),
+    ],
+)
+def test_in_the_policy_arm_a_reply_told_it_ran_nothing_carries_no_reply_fault(
+    latest: str | None, correcting: bool
+) -> None:
+    instance = UNDERSPECIFIED[0]
+    record = {
+        "noop": noop_observation("reply is not JSON: Expecting value (char 0)"),
+        "rejected": rejection_observation(Rejection("bash", "unknown tool: bash")),
+    }
+    ledger = Ledger().append(record[latest]) if latest else Ledger()
+    tools = Candidates(tools=("read_entity",))
+    messages = build_prompt(tools, ledger, instance.problem_statement, PolicyConfig())
+    model = SimModel(BY_ID, Profile(name="broken", malformed_json=1.0))
+    request = ModelRequest(messages=tuple(messages), item=instance.instance_id, turn=1)
+    reply = model.complete(request)
+    assert reply.extra["sim"]["fault"] == (None if correcting else "malformed_json")
+    assert (parse_reply(reply.text).kind != "noop") == correcting

@@ -4,10 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from pytest_toolpolicy import shown
 from pytest_toolpolicy.demo import EXAMPLE
 from pytest_toolpolicy.models.scripted import ScriptedModel
 from pytest_toolpolicy.policy.config import PolicyConfig
 from pytest_toolpolicy.policy.loop import PolicyLoop, Task
+from pytest_toolpolicy.policy.parse import parse_reply
 from pytest_toolpolicy.primitives import Toolbox, Workspace
 from pytest_toolpolicy.types import load_trajectories
 
@@ -47,6 +49,11 @@ def kinds(turn):
     return [o.kind for o in turn.observations]
 
 
+def user(turn):
+    """The user message of a turn's (first) selection prompt."""
+    return turn.prompt[-1]["content"]
+
+
 def test_read_fix_stop_fires_lint_and_the_post_patch_test_before_halting(box):
     traj = run(box, [READ, FIX, STOP])
     assert traj.outcome.record() == {"outcome": "stop", "reason": "fixed the boundary"}
@@ -75,9 +82,13 @@ def test_edit_without_evidence_is_rejected_then_reselected_on_the_same_turn(box)
     assert [r.reason for r in first.rejections] == [
         f"precondition failed: no evidence for selector {RECALL}"
     ]
-    assert len(first.extra_selections) == 1 and kinds(first) == ["read_entity"]
+    assert len(first.extra_selections) == 1 and kinds(first) == ["rejected", "read_entity"]
     reselection_prompt = first.extra_selections[0]["prompt"][-1]["content"]
     assert "precondition failed: no evidence for selector" in reselection_prompt
+    # The rejection stays in the ledger: the next turn's prompt still shows it.
+    assert shown.read_policy(user(traj.turns[1])).ledger[0] == (
+        f"rejected, edit_entity, precondition failed: no evidence for selector {RECALL}"
+    )
     assert traj.turns[1].observations[0].result == "committed"
     assert traj.outcome.outcome == "stop"
 
@@ -115,7 +126,8 @@ def test_a_reselection_that_is_no_call_ends_the_turn_as_that_reply(box, second, 
         f"precondition failed: no evidence for selector {RECALL}"
     ]
     assert len(turn.extra_selections) == 1 and turn.request is None and turn.noop == noop
-    assert turn.observations == () and traj.outcome.outcome == outcome
+    assert kinds(turn) == ["rejected"] + (["noop"] if noop else [])
+    assert traj.outcome.outcome == outcome
     if second is None:
         assert "no reply left" in turn.extra_selections[0]["error"]
         assert traj.outcome.detail["reason"] == turn.extra_selections[0]["error"]
@@ -200,3 +212,87 @@ def test_without_affordances_stop_is_an_unknown_tool_and_is_not_offered(box):
     assert "stop — halt with a reason" not in turn.prompt[-1]["content"]
     with_affordances = run(box, [STOP]).turns[0].prompt[-1]["content"]
     assert "stop — halt with a reason" in with_affordances
+
+
+# --- what a turn that ran nothing leaves for the next prompt ------------------------------------
+
+UNKNOWN = {"tool": "python.c", "args": {}}
+REJECTED_LINE = "rejected, python.c, unknown tool: python.c"
+NOT_JSON = "reply is not JSON: Expecting value (char 0)"
+
+
+def test_a_rejection_then_an_unparseable_reselection_both_reach_the_next_prompt(box):
+    """A tiny model's run: an unknown tool, then prose. Turn 2's prompt was turn 1's, byte for
+    byte, and the model said the same again; now it shows both reasons, exactly."""
+    traj = run(box, [UNKNOWN, "not json", STOP])
+    first, second = traj.turns
+    assert user(second) != user(first)
+    assert [r.reason for r in first.rejections] == ["unknown tool: python.c"]
+    assert len(first.extra_selections) == 1  # the one re-selection; the no-op is not re-prompted
+    assert first.noop == NOT_JSON and kinds(first) == ["rejected", "noop"]
+    view = shown.read_policy(user(second))
+    assert view.ledger == (REJECTED_LINE, f"noop, reply, {NOT_JSON}")
+    assert view.latest["kind"] == "noop"
+    assert view.latest["data"] == {"noop": True, "reason": NOT_JSON}
+    assert traj.outcome.outcome == "stop"
+
+
+def test_a_second_rejection_reaches_the_next_prompt_beside_the_first(box):
+    traj = run(box, [UNKNOWN, UNKNOWN, STOP])
+    first, second = traj.turns
+    assert [r.reason for r in first.rejections] == ["unknown tool: python.c"] * 2
+    assert kinds(first) == ["rejected", "rejected"]
+    view = shown.read_policy(user(second))
+    assert view.ledger == (REJECTED_LINE, REJECTED_LINE)
+    assert view.latest["data"] == {
+        "ok": False,
+        "rejected": True,
+        "tool": "python.c",
+        "reason": "unknown tool: python.c",
+    }
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "not json",
+        "I will read the file first.",
+        '{"tool": "read_entity", "args": {}, "why": "to see it"}',
+        '{"tool": "read_entity", "args": []}',
+        '{"tool": "read_entity"} and then',
+    ],
+)
+def test_a_parse_failure_reaches_the_next_prompt_with_the_parsers_own_reason(box, reply):
+    reason = parse_reply(reply).reason
+    traj = run(box, [reply, STOP])
+    first, second = traj.turns
+    assert first.noop == reason and first.extra_selections == ()  # never re-prompted
+    assert shown.read_policy(user(first)).ledger == ()
+    view = shown.read_policy(user(second))
+    assert view.ledger == (f"noop, reply, {reason}",)
+    assert view.latest["data"] == {"noop": True, "reason": reason}
+
+
+def test_consecutive_no_op_turns_each_show_the_last_reason(box):
+    traj = run(box, ["not json", "{not json", STOP], PolicyConfig(max_noop_turns=3))
+    reasons = [t.noop for t in traj.turns[:2]]
+    assert reasons == [NOT_JSON, parse_reply("{not json").reason]
+    third = shown.read_policy(user(traj.turns[2]))
+    assert third.ledger == tuple(f"noop, reply, {r}" for r in reasons)
+    assert third.latest["data"]["reason"] == reasons[1]
+
+
+def test_a_rejected_dotted_name_fires_no_symbol_search(box):
+    """A rejection is the harness's record of the model's guess, not an observation of the code:
+    ``python.c`` matches the symbol regex, and still no search runs for it (a rejection never
+    escalates into more tool calls)."""
+    traj = run(box, [UNKNOWN, UNKNOWN, "not json", STOP])
+    assert all(o.kind != "symbol" for t in traj.turns for o in t.observations)
+    assert all(o.source == "harness" for t in traj.turns for o in t.observations)
+
+
+def test_a_trajectory_with_rejections_and_no_ops_round_trips(box, tmp_path):
+    traj = run(box, [UNKNOWN, "not json", STOP])
+    path = tmp_path / "trajectories.jsonl"
+    traj.save(path)
+    assert load_trajectories(path) == [traj]

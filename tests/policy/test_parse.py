@@ -109,7 +109,7 @@ def test_tolerated_wrappers(text: str) -> None:
         ('"read_entity"', "reply is not a JSON object: got string"),
         ("42", "reply is not a JSON object: got number"),
         ("[[" + reply(READ) + "]]", "reply is not a JSON object: got array"),
-        ("[" * 100_000, "reply is not JSON: nested too deeply"),
+        ("[" * 100_000, "reply is nested deeper than 64 levels"),
     ],
 )  # fmt: skip
 def test_noop_reasons(text: str, reason: str) -> None:

@@ -12,12 +12,12 @@ from pytest_toolpolicy.policy import triggers
 from pytest_toolpolicy.policy.config import PolicyConfig
 from pytest_toolpolicy.policy.ledger import Ledger
 from pytest_toolpolicy.policy.triggers import (
-    SYMBOL_RE,
     lint_trigger,
     symbol_tokens,
     symbol_trigger,
 )
 from pytest_toolpolicy.primitives import Toolbox
+from pytest_toolpolicy.primitives.symbols import SYMBOL_RE
 
 FULL = PolicyConfig()
 ISSUE = "Calling memstore.MemStore.remember twice loses the first key."

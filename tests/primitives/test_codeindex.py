@@ -207,3 +207,14 @@ def test_read_text_follows_no_link(tmp_path: Path):
     assert read_text(tmp_path.resolve() / "real.py") == "x = 1\n"
     assert read_text(tmp_path.resolve() / "link.py") is None
     assert read_text(tmp_path.resolve() / "dir" / "real.py") is None
+
+
+def test_a_files_own_warnings_are_not_the_harness_users(recwarn: pytest.WarningsRecorder) -> None:
+    """An old repository's invalid escapes warned in the A/B's own summary, once per file."""
+    from pytest_toolpolicy.primitives.codeindex import index_source
+    from pytest_toolpolicy.primitives.lint import compile_errors
+
+    source = 'def f():\n    return "\\*"\n'
+    assert [e.selector for e in index_source(source, "m.py")] == ["m", "m.f"]
+    assert compile_errors(source, "m.py") == []
+    assert not [w for w in recwarn.list if "escape" in str(w.message)]

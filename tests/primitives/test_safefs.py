@@ -177,3 +177,25 @@ def test_scan_follows_no_link_and_names_what_it_refused(ws: Path, host: Path):
         "pkg/pipe.py": "refusing pkg/pipe.py: not a regular file",
     }
     assert files["pkg/mod.py"].st_ino == os.lstat(ws / "pkg" / "mod.py").st_ino
+
+
+def test_make_dirs_refuses_a_link_on_the_way(ws: Path, host: Path) -> None:
+    (ws / "venv").mkdir()
+    (ws / "venv" / "layers").symlink_to(host)
+    with pytest.raises(safefs.UnsafePath, match="venv/layers is a symbolic link"):
+        safefs.make_dirs(ws, "venv/layers/abc")
+    assert os.listdir(host) == ["secret.py"]
+    made = safefs.make_dirs(ws, "venv/other/abc")
+    assert made == ws / "venv/other/abc" and made.is_dir()
+
+
+def test_remove_tree_refuses_a_link_above_and_removes_one_at_the_path(ws: Path, host: Path) -> None:
+    (ws / "venv").mkdir()
+    (ws / "venv" / "layers").symlink_to(host)
+    with pytest.raises(safefs.UnsafePath, match="venv/layers is a symbolic link"):
+        safefs.remove_tree(ws / "venv" / "layers" / "abc", within=ws)
+    safefs.remove_tree(ws / "venv" / "layers", within=ws)  # the link itself: unlinked
+    assert not os.path.lexists(ws / "venv" / "layers")
+    assert os.listdir(host) == ["secret.py"]
+    with pytest.raises(safefs.UnsafePath, match="not below"):
+        safefs.remove_tree(host, within=ws)

@@ -240,3 +240,27 @@ def test_capped_buffer_keeps_head_and_tail_within_the_cap(cap: int, tail: int, c
         )
         for h in range(kept + 1)
     )
+
+
+def test_the_side_channel_reaches_the_host_and_nowhere_else(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """What the run writes to its channel descriptor comes back apart from its output, cut at
+    the cap (counted), and no file of the run's holds it."""
+    code = (
+        "import os\n"
+        "fd = int(os.environ['TOOLPOLICY_CHANNEL_FD'])\n"
+        "os.write(fd, b'record 1\\n' + b'x' * 100)\n"
+        "print('output')\n"
+    )
+    result = sandbox.run(
+        [sys.executable, "-c", code], cwd=tmp_path, writable=tmp_path, stdin=None,
+        timeout=10, merge_stderr=True, channel=50,
+    )  # fmt: skip
+    assert result.exit_code == 0, result
+    assert result.stdout == b"output\n"
+    assert result.channel is not None and result.channel.startswith(b"record 1\n")
+    assert len(result.channel) <= 50 and result.channel_dropped > 0
+    assert os.listdir(tmp_path) == []
+    plain = run_py(sandbox, "import os; print('TOOLPOLICY_CHANNEL_FD' in os.environ)")
+    assert plain.stdout == b"False\n" and plain.channel is None

@@ -114,3 +114,26 @@ def test_advance_base_moves_what_the_patch_is_against(repo: Path):
     (repo / "src/shop/cart.py").write_text("# changed\n")
     assert ws.changed_files() == ["src/shop/cart.py"]
     assert git(repo, "status", "--porcelain").strip() == "M src/shop/cart.py"
+
+
+def test_the_final_patch_of_a_workspace_past_a_snapshot_is_a_recorded_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_toolpolicy.primitives.workspace import WorkspaceError, final_patch
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    ws = Workspace.create(root)
+    (root / "a.py").write_text("x = 2\n")
+    assert final_patch(ws)[0].endswith("+x = 2\n") and final_patch(ws)[1] == {}
+
+    def too_slow(self: Workspace) -> str:
+        raise WorkspaceError("git add timed out after 120s (limit snapshot_s)")
+
+    monkeypatch.setattr(Workspace, "patch", too_slow)
+    assert final_patch(ws) == (
+        "",
+        {"snapshot_error": "git add timed out after 120s (limit snapshot_s)"},
+    )
+    assert final_patch(None) == ("", {})

@@ -281,3 +281,23 @@ def test_a_300_mb_file_hashes_within_the_limit(
     took = time.monotonic() - start
     assert "huge.bin" in entries(ws, tree)
     assert took < 60, f"{took:.1f}s"
+
+
+def test_attributes_of_the_work_tree_change_no_snapshot(tmp_path: Path) -> None:
+    """A model's .gitattributes (an encoding git cannot convert, line endings, keyword
+    expansion, binary diffs) neither breaks a snapshot nor changes what it stores: the
+    repository the harness made outranks it."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    ws = Workspace.create(root)
+    (root / ".gitattributes").write_text(
+        "* working-tree-encoding=UTF-16\n*.py text eol=crlf ident\n*.py binary\n"
+    )
+    (root / "a.py").write_bytes(b"x = 2  # $Id$\r\n")
+    patch = ws.patch()
+    assert "+x = 2  # $Id$\r\n" in patch and "Binary files" not in patch
+    ref = ws.checkpoint()
+    (root / "a.py").write_text("changed\n")
+    ws.restore(ref)
+    assert (root / "a.py").read_bytes() == b"x = 2  # $Id$\r\n"

@@ -97,7 +97,31 @@ def test_grading_splits_the_instance_lists_and_keeps_harness_faults_apart() -> N
     assert "left out of the verdict" in page
     infra = {"status": "infra_error", "tests": {}, "reason": "environment build failed"}
     page = render_item("i-current", _record([], grade=infra), ROW, instance, CLEAN)
-    assert "harness fault: environment build failed" in page
+    assert "infra error: environment build failed" in page
+
+
+def test_what_grading_put_back_and_flagged_is_on_the_page() -> None:
+    grade = {
+        "status": "unresolved", "tests": {}, "reason": "t::f2p failed",
+        "reverted": ["conftest.py: a conftest file configures the test run"],
+        "flagged": ["pkg/plugin.py: product code the test run loads as a plugin (kept)"],
+    }  # fmt: skip
+    page = render_item("i-current", _record([], grade=grade), ROW, None, CLEAN)
+    assert "no part in grading): 1" in page and "conftest.py: a conftest file" in page
+    assert "cannot vouch for (kept): 1" in page and "pkg/plugin.py: product code" in page
+
+
+def test_a_rejection_in_the_ledger_is_shown_once() -> None:
+    rejection = {"tool": "python.c", "reason": "unknown tool: python.c"}
+    logged = {"kind": "rejected", "target": "python.c", "result": "unknown tool: python.c",
+              "data": {"ok": False, "rejected": True, **rejection}, "source": "harness",
+              "trust": "trusted", "caveat": None, "cites": []}  # fmt: skip
+    turn = _turn(0, [SYSTEM], "{}", rejections=[rejection], observations=[logged])
+    page = render_item("i-current", _record([turn]), ROW, None, CLEAN)
+    assert page.count(">rejected</span>") == 1 and "unknown tool: python.c" in page
+    older = _turn(0, [SYSTEM], "{}", rejections=[rejection], observations=[])  # saved before
+    page = render_item("i-current", _record([older]), ROW, None, CLEAN)
+    assert page.count(">rejected</span>") == 1 and "unknown tool: python.c" in page
 
 
 def test_secrets_are_redacted_and_huge_fields_cut() -> None:
@@ -112,3 +136,19 @@ def test_an_item_without_a_trajectory_says_so_with_its_error() -> None:
     row = {**ROW, "status": "error", "error": "harness fault: <clone failed>"}
     page = render_item("i-current", None, row, None, CLEAN)
     assert "no trajectory was recorded" in page and "&lt;clone failed&gt;" in page
+
+
+def test_a_grade_of_fifty_thousand_tests_splits_by_list() -> None:
+    """About a megabyte of test ids: the split once built a set of both lists per test, 2.5
+    billion insertions here."""
+    n = 25_000
+    f2p = [f"tests/test_a.py::test_{i}" for i in range(n)]
+    p2p = [f"tests/test_b.py::test_{i}" for i in range(n)]
+    other = ["tests/test_c.py::test_extra"]
+    tests = {t: "passed" for t in f2p + p2p + other} | {f2p[0]: "failed"}
+    grade = {"status": "unresolved", "tests": tests, "ignored": [], "reason": None}
+    instance = {"FAIL_TO_PASS": f2p, "PASS_TO_PASS": p2p}
+    page = render_item("i-current", _record([], grade=grade), ROW, instance, CLEAN)
+    assert f"FAIL_TO_PASS: {n - 1} of {n} passed" in page
+    assert f"PASS_TO_PASS: {n} of {n} passed" in page
+    assert "other: 1 of 1 passed" in page and "tests/test_c.py::test_extra" in page

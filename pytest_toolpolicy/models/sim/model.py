@@ -4,7 +4,9 @@ Stateless per request: the arm is told by the prompt (the policy's user message 
 candidate tools: ``shown.is_policy``), the next action is derived from what the prompt shows
 (read through ``shown.py``, the prompts' shown-state format), and every fault is a seeded
 decision (``dice.py``) logged once per opportunity. A reply that answers a rejection or an error
-carries no reply-shape fault: the simulator corrects what it was told was wrong.
+carries no reply-shape fault: the simulator corrects what it was told was wrong (in the policy
+arm the latest observation is a rejection, or a no-op turn's reason that its reply was no call;
+in the baseline a result or format error).
 
 What it knows besides the prompt: the instance (its gold patch) and the tree the agent started
 from, which a run tells it (``attach``, from its ``tool_layer``), bundled or real alike.
@@ -35,6 +37,8 @@ from .tokens import TokenCounter
 PRICE_ENTRY = "sim"
 _WRONG_TOOL = {"policy": "bash", "current": "run_tests"}
 _NEXT_CHECK = {"policy": "run_test", "current": "bash"}
+# The policy ledger's records of a reply that ran nothing: a rejected call, a no-op turn.
+_TOLD_WRONG = ("rejected", "noop")
 
 
 class SimModel:
@@ -89,7 +93,7 @@ class SimModel:
         except GoldError as exc:
             raise ModelError(f"sim cannot plan instance {instance.instance_id}: {exc}") from None
         if arm == "policy":
-            correcting = shown.read_policy(user).latest.get("kind") == "rejected"
+            correcting = shown.read_policy(user).latest.get("kind") in _TOLD_WRONG
         else:
             last = messages[-1].get("content", "") if len(messages) > 2 else ""
             correcting = shown.mentions_error(last)

@@ -1,0 +1,29 @@
+"""How grading starts pytest inside the sandbox: ``python <this file> <pytest args>``, from a
+read-only directory outside the workspace that holds this file, the grading plugin and its
+settings.
+
+The plugin is imported first, from this directory, before anything of the workspace is on the
+path, so it takes the result channel over before any code of the repository runs and no
+module the workspace holds can stand in for it. Then the path is what ``python -m pytest``
+gives (the working directory first, ``PYTHONPATH`` after), and pytest runs as that would run
+it, the plugin handed to it as a registered object. Python 3.6 syntax, like the plugin.
+"""
+
+import os
+import sys
+import tempfile
+
+if __name__ == "__main__":  # a script in the sandbox; imported as a module, it does nothing
+    import toolpolicy_grade_plugin  # type: ignore[import-not-found]
+
+    sys.path[0] = os.getcwd()
+
+    import pytest
+
+    # pytest's cache (some tests use its ``cache`` fixture) in the sandbox's /tmp.
+    CACHE = os.path.join(tempfile.gettempdir(), "toolpolicy-pytest-cache")
+    # Registered as the object it is (``-p`` would have pytest import it for assertion
+    # rewriting, and warn that it is imported already: an error where a project's
+    # filterwarnings says so).
+    ARGS = [*sys.argv[1:], "-o", "cache_dir=" + CACHE]
+    sys.exit(int(pytest.main(ARGS, plugins=[toolpolicy_grade_plugin])))

@@ -1,0 +1,36 @@
+"""The report header's count of instances, and the load errors it lists, off hand-built facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_toolpolicy.ab.render import header_lines
+
+BASE = {"model": "sim", "dataset": "bundled", "seed": 0, "tests_visible": True}
+
+
+@pytest.mark.parametrize(
+    ("counts", "line"),
+    [
+        ((25, 5, 25, 25), "25 instances (5 under-specified), seed 0;"),
+        ((1, 0, 1, 25), "1 instance (0 under-specified) of 25 loaded, seed 0;"),
+        ((23, 5, 25, 25), "23 instances (5 under-specified) measured of 25 run, seed 0;"),
+        ((1, 0, 2, 25), "1 instance (0 under-specified) measured of 2 run, of 25 loaded, seed 0;"),
+        ((0, 0, 2, 2), "0 instances (0 under-specified) measured of 2 run, seed 0;"),
+        ((20, 2, None, None), "20 instances (2 under-specified), seed 0;"),  # a report from before
+    ],
+)
+def test_the_header_counts_what_was_measured_then_what_ran_and_was_loaded(
+    counts: tuple[int, int, int | None, int | None], line: str
+) -> None:
+    n, under, run, loaded = counts
+    meta = {**BASE, "n_instances": n, "n_underspecified": under}
+    meta |= {"n_instances_run": run, "n_instances_loaded": loaded}
+    assert header_lines(meta)[1].startswith(line)
+
+
+def test_the_header_lists_the_load_errors_naming_instance_and_field() -> None:
+    errors = [f"instance x-{n}: field test_patch: line 1 names '/etc/passwd'" for n in range(7)]
+    lines = header_lines({**BASE, "n_instances": 1, "n_underspecified": 0, "load_errors": errors})
+    at = lines.index("instances that could not be loaded: 7 (not run)")
+    assert lines[at + 1 : at + 7] == [f"  {e}" for e in errors[:5]] + ["  ... and 2 more"]
