@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pytest_toolpolicy.bench import Instance, load_instances
-from pytest_toolpolicy.bench.grade import grade_patch
 from pytest_toolpolicy.bench.workspaces import materialize
+from pytest_toolpolicy.grading.grade import grade_patch
 from pytest_toolpolicy.primitives.sandbox import Sandbox, sandbox_env
 from pytest_toolpolicy.primitives.workspace import Workspace
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from scaling import MB, SIZES, best, growth, timed  # benchmarks/scaling.py
 
-from pytest_toolpolicy.bench.testids import swebench_id
+from pytest_toolpolicy.grading.testids import swebench_id
 from pytest_toolpolicy.policy.triggers import CAMEL_RE, symbol_tokens
 from pytest_toolpolicy.primitives import volatile
 from pytest_toolpolicy.primitives.matching import occurrences

@@ -176,7 +176,7 @@ def _built(ns: argparse.Namespace, **kwargs: Any) -> Any:
 
 def _validate(ns: argparse.Namespace) -> int:
     from .bench import DatasetError, load_instances
-    from .bench.validate import format_table, validate
+    from .grading.validate import format_table, validate
     from .primitives.sandbox import Sandbox, SandboxUnavailable
 
     try:
@@ -336,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_run)
     demo = sub.add_parser("demo", help="a short tour of the primitives on a bundled example repo")
     demo.set_defaults(func=_demo)
-    from .bench.envs_cli import add_parser as add_envs_parser
+    from .envs.cli import add_parser as add_envs_parser
 
     add_envs_parser(sub)
     from .view.cli import add_parser as add_view_parser

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..bench.envs import Environment, environment_for
-from ..bench.grade import apply_patch
 from ..bench.instance import Instance
 from ..bench.workspaces import materialize
 from ..current.loop import CurrentLoop
 from ..current.tools import call_tool
+from ..envs.cache import Environment, environment_for
+from ..grading.grade import apply_patch
 from ..models.base import Model
 from ..models.tool_layer import tool_layer
 from ..policy.config import PolicyConfig

@@ -22,8 +22,8 @@ from typing import Any
 
 from ..bench.gold_source import DERIVED_KEY
 from ..bench.gold_source import record as gold_record
-from ..bench.grade import GradeResult, grade
 from ..bench.instance import Instance
+from ..grading.grade import GradeResult, grade
 from ..models.base import Completion, Model
 from ..models.request_options import with_options
 from ..policy.config import PolicyConfig

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .envspec import EnvSpecError, has_spec
+from ..envs.spec import EnvSpecError, has_spec
 from .instance import Instance
 from .workspaces import mirror_name
 

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.bench.eligible import runnable_here
-from pytest_toolpolicy.bench.envspec import SPECS_ENV
+from pytest_toolpolicy.envs.spec import SPECS_ENV
 
 # The 3 complete SWE-bench Verified rows, committed (tests/data/swebench/README.md).
 FULL = Path(__file__).resolve().parents[1] / "data" / "swebench" / "verified_full_sample.jsonl"

@@ -12,8 +12,8 @@ import pytest
 
 from pytest_toolpolicy.ab import arms
 from pytest_toolpolicy.ab.pipeline import RunSetup, run_instance
-from pytest_toolpolicy.bench.envs import Environment
 from pytest_toolpolicy.bench.instance import Instance
+from pytest_toolpolicy.envs.cache import Environment
 from pytest_toolpolicy.models.sim import GoldError
 from pytest_toolpolicy.models.sim.base_tree import workspace_tree
 from pytest_toolpolicy.models.sim.plan import gold_edits

@@ -1,0 +1,207 @@
+"""The Python environment an instance's tests run in.
+
+Bundled instances need only the standard library and pytest: the current interpreter, with
+pytest's plugin autoloading off, so that whatever else the harness's environment holds (and
+pays to import) cannot change their outcome.
+
+A real repository gets the environment its ``EnvSpec`` (``spec.py``) describes, built at
+the instance's ``environment_setup_commit`` (else its base commit), one per (spec key, commit,
+interpreter), under ``$TOOLPOLICY_CACHE_DIR/envs/<name>/``: that directory is the env's own
+checkout with the venv inside it (``layout.py``). ``builder.py`` builds it: the checkout,
+the venv (``venvs.py``: from a per-interpreter template, its start-up files put back after the
+build so the host never runs code the build planted), the pip installs, ``pre_install`` and
+``install`` (whatever runs the repository's code runs in the Sandbox, with pip's settings:
+``pipsettings.py``); the venv's import paths and generated files are what an ``Environment``
+(``environment.py``) carries into each item's workspace.
+
+A venv's scripts hold absolute paths, so an environment is built in place under a lock and
+published by writing ``<name>.json`` beside it last; a directory without one is a half-built
+leftover, removed and rebuilt. A failed build writes ``<name>.failed.json`` (the error, the
+spec key, the time) and later calls fail at once with that reason, until ``rebuild=True``
+(``records.py``).
+
+SWE-bench installs the repository at each instance's base commit into the setup commit's
+environment. Where the two commits differ, what the base commit's install requires and the
+environment lacks is found and installed (``Builder.top_up``) into a layer of the venv, which
+goes on that instance's ``PYTHONPATH`` after the repo's paths (``Environment.extra_paths``);
+recorded, and remembered when it fails, in ``<name>/.toolpolicy-base-<commit>.json``
+(``.failed.json``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..bench.workspaces import cached_checkout, mirror_name
+from ..paths import cache_dir as default_cache_dir
+from ..paths import safe_name
+from ..primitives.safefs import remove_tree
+from ..primitives.sandbox import Sandbox
+from .builder import Builder, build_sandbox
+from .environment import Environment
+from .interpreters import find_python
+from .layout import VENV, layer_site
+from .pipsettings import pip_paths, scrubbed_environ
+from .records import failure_record, lock, read_json, remembered, write_json
+from .spec import EnvironmentSetupError, EnvSpec, spec_for
+
+if TYPE_CHECKING:
+    from ..bench.instance import Instance
+
+__all__ = [
+    "VENV", "Build", "Environment", "EnvironmentSetupError", "build_environment",
+    "environment_for", "envs_root", "list_environments", "pip_paths", "scrubbed_environ",
+]  # fmt: skip
+
+Status = Literal["built", "cached", "failed"]
+
+
+@dataclass(frozen=True)
+class Build:
+    """What ``build_environment`` did for one instance's environment."""
+
+    spec: EnvSpec
+    name: str  # the environment's directory under the cache's envs/
+    status: Status
+    seconds: float
+    env: Environment | None = None
+    reason: str | None = None  # why it failed
+
+
+def envs_root(cache_dir: Path | None = None) -> Path:
+    return Path(cache_dir or default_cache_dir()).expanduser() / "envs"
+
+
+def environment_for(
+    instance: Instance,
+    *,
+    repos: Path | None = None,
+    cache_dir: Path | None = None,
+    rebuild: bool = False,
+    sandbox: Sandbox | None = None,
+) -> Environment:
+    """The environment ``instance``'s tests run in; ``EnvironmentSetupError`` (naming the
+    instance) when it cannot be had, ``WorkspaceSetupError`` when its checkout cannot."""
+    if instance.path is not None:
+        return Environment(sys.executable, plugin_autoload=False)
+    try:
+        build = build_environment(
+            instance, repos=repos, cache_dir=cache_dir, rebuild=rebuild, sandbox=sandbox
+        )
+    except EnvironmentSetupError as exc:  # a spec file or an interpreter: name the instance
+        raise type(exc)(f"{instance.instance_id}: {exc}") from None
+    if build.env is None:
+        raise EnvironmentSetupError(f"{instance.instance_id}: {build.reason}")
+    return build.env
+
+
+def build_environment(
+    instance: Instance,
+    *,
+    repos: Path | None = None,
+    cache_dir: Path | None = None,
+    rebuild: bool = False,
+    sandbox: Sandbox | None = None,
+    timeout: float = 1800.0,
+) -> Build:
+    """Build (or find cached, or find remembered as failed) the environment of ``instance``.
+    A spec file or interpreter problem raises; a checkout problem raises
+    ``WorkspaceSetupError``; a failed build step is returned (and remembered)."""
+    start = time.monotonic()
+    spec = spec_for(instance.repo, instance.version)
+    interpreter = find_python(spec.python, repo=instance.repo, repo_version=instance.version)
+    commit = instance.environment_setup_commit or instance.base_commit
+    identity = f"{spec.key()}\0{commit}\0{os.path.realpath(interpreter)}"
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
+    name = f"{mirror_name(instance.repo)}-{safe_name(instance.version)}-{digest}"
+    root = envs_root(cache_dir)
+    home, meta_file, failed_file = root / name, root / f"{name}.json", root / f"{name}.failed.json"
+
+    def done(status: Status, env: Environment | None = None, reason: str | None = None) -> Build:
+        return Build(spec, name, status, round(time.monotonic() - start, 3), env, reason)
+
+    builder = Builder(home, spec, interpreter, build_sandbox(sandbox), timeout)
+    with lock(root, name):
+        if rebuild:
+            meta_file.unlink(missing_ok=True)
+            failed_file.unlink(missing_ok=True)
+        meta = read_json(meta_file)
+        if meta is not None and not os.path.lexists(home / VENV / "bin" / "python"):
+            meta = None  # its directory was removed by hand: build it again
+        status: Status = "cached"
+        if meta is None:
+            if (failed := read_json(failed_file)) is not None:
+                return done("failed", reason=remembered(f"environment {name}", failed))
+            checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir, commit=commit)
+            try:
+                meta = builder.build(checkout, commit)
+            except EnvironmentSetupError as exc:
+                with contextlib.suppress(OSError):
+                    remove_tree(home, within=root)
+                write_json(failed_file, failure_record(exc, spec, commit))
+                return done("failed", reason=f"environment {name} failed to build: {exc}")
+            for planted in home.glob(".toolpolicy-base-*"):  # only the harness writes these
+                planted.unlink()
+            meta["build_s"] = round(time.monotonic() - start, 3)
+            write_json(meta_file, meta)
+            status = "built"
+        env = _environment(meta, spec, home)
+        if instance.base_commit == commit or not meta["spec"]["install"]:
+            return done(status, env)
+        # SWE-bench installs the repository at the base commit, into the environment of the
+        # setup commit: what the base commit requires beyond it comes in a layer of its own.
+        base = instance.base_commit
+        layer_meta, layer_failed = (
+            home / f".toolpolicy-base-{base}.json",
+            home / f".toolpolicy-base-{base}.failed.json",
+        )
+        layer = read_json(layer_meta)
+        if layer is None:
+            if (failed := read_json(layer_failed)) is not None:
+                return done(
+                    "failed", reason=remembered(f"base commit {base[:12]} of {name}", failed)
+                )
+            checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir)
+            try:
+                layer = builder.top_up(checkout, base)
+            except EnvironmentSetupError as exc:
+                write_json(layer_failed, failure_record(exc, spec, base))
+                return done("failed", reason=f"base commit {base[:12]} of {name}: {exc}")
+            write_json(layer_meta, layer)
+            status = "built"
+        extra = (str(home / VENV / layer["site"]),) if layer.get("site") == layer_site(base) else ()
+        return done(status, dataclasses.replace(env, extra_paths=extra))
+
+
+def _environment(meta: Mapping[str, Any], spec: EnvSpec, home: Path) -> Environment:
+    generated = tuple(sorted((str(k), str(v)) for k, v in meta.get("generated", {}).items()))
+    return Environment(
+        python=str(home / VENV / "bin" / "python"),
+        repo_paths=tuple(meta["repo_paths"]),
+        spec=spec,
+        generated=generated,
+        home=str(home),
+    )
+
+
+def list_environments(cache_dir: Path | None = None) -> list[dict[str, Any]]:
+    """Each cached environment's record (``status`` built or failed, ``name``), by name."""
+    root = envs_root(cache_dir)
+    rows = []
+    for path in sorted(root.glob("*.json")) if root.is_dir() else []:
+        data = read_json(path)
+        if data is None:
+            continue
+        failed = path.name.endswith(".failed.json")
+        name = path.name.removesuffix(".failed.json" if failed else ".json")
+        rows.append({**data, "name": name, "status": "failed" if failed else "built"})
+    return rows

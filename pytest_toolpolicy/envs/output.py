@@ -1,0 +1,107 @@
+"""What the sandboxed build steps print, read as untrusted text.
+
+It is the repository's code talking (setup.py, build backends, pip run by them). A failed
+step's error leads with the one line that says why (``checked_output``); pip's dry-run report
+at an instance's base commit is checked entry by entry before its packages are installed
+(``missing_packages``); and ``PROBE``, run by the venv's interpreter at the end of the build,
+prints its ``sys.path`` and the editable finders' mappings, of which ``repo_paths`` keeps
+those in the checkout (``.`` or ``src``): the environment's import paths.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from ..primitives.sandbox import RunResult
+from .layout import TMP, VENV
+from .spec import EnvironmentSetupError
+
+_DIST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+!\-]*")
+# Asked of the venv, in the sandbox: its sys.path, and where editable finders map packages.
+PROBE = """import ast, glob, json, os, sys, sysconfig
+mapped = []
+for site in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
+    for name in sorted(glob.glob(os.path.join(site, "__editable__*finder.py"))):
+        for node in ast.parse(open(name, encoding="utf-8").read()).body:
+            targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+            if any(getattr(t, "id", "") == "MAPPING" for t in targets):
+                try:
+                    mapped += [os.path.dirname(p) for p in ast.literal_eval(node.value).values()]
+                except (ValueError, SyntaxError):
+                    pass
+print(json.dumps({"sys_path": [p for p in sys.path if p], "mapped": mapped}))
+"""
+
+
+def checked_output(what: str, result: RunResult, timeout: float) -> str:
+    output = result.stdout.decode("utf-8", errors="replace")
+    if result.workspace_over:
+        raise EnvironmentSetupError(f"{what}: {result.workspace_over}")
+    if result.timed_out:
+        raise EnvironmentSetupError(f"{what}: timed out after {timeout:g}s")
+    if result.exit_code:
+        tail = "\n".join(output.strip().splitlines()[-12:])
+        why = f"{what} failed (exit {result.exit_code}): {_cause(output)}"
+        raise EnvironmentSetupError(f"{why}\n{tail}")
+    return output
+
+
+def _cause(output: str) -> str:
+    """The line of a failed step's output that says why: what a build backend printed last
+    inside pip's ``[N lines of output]`` box, else pip's last ERROR line, else the last line."""
+    lines = [line.strip() for line in output.splitlines()]
+    if "[end of output]" in lines:
+        end = len(lines) - 1 - lines[::-1].index("[end of output]")
+        box = [line for line in lines[:end] if line][-1:]
+        if box and not box[0].endswith("lines of output]"):
+            return box[0]
+    errors = [line for line in lines if line.startswith("ERROR:")]
+    return (errors or [line for line in lines if line] or ["(no output)"])[-1]
+
+
+def missing_packages(report: bytes, project: Path) -> list[str]:
+    """``name==version`` of each package pip's dry-run report would install, the project itself
+    left out (the report is the sandbox's output: each entry is checked)."""
+    try:
+        items = json.loads(report)["install"]
+    except (ValueError, KeyError, TypeError):
+        raise EnvironmentSetupError("pip's dry run wrote no usable report") from None
+    wanted = []
+    for item in items if isinstance(items, list) else []:
+        meta = item.get("metadata", {}) if isinstance(item, dict) else {}
+        name, version = str(meta.get("name", "")), str(meta.get("version", ""))
+        url = str(item.get("download_info", {}).get("url", "")) if isinstance(item, dict) else ""
+        if url.rstrip("/") == project.resolve().as_uri() or item.get("requested"):
+            continue
+        if _DIST.fullmatch(name) and _DIST.fullmatch(version):
+            wanted.append(f"{name}=={version}")
+    return sorted(wanted)
+
+
+def repo_paths(probe: str, home: Path) -> list[str]:
+    """The ``PROBE``'s paths that lie in the checkout ``home`` (not the venv), relative to it;
+    ``.`` (and ``src`` where the checkout has a package there) when none does."""
+    try:
+        data = json.loads(probe.strip().splitlines()[-1])
+        paths = [*data["sys_path"], *data["mapped"]]
+    except (ValueError, KeyError, TypeError, IndexError):
+        raise EnvironmentSetupError(f"read sys.path: unexpected output {probe[-300:]!r}") from None
+    root = home.resolve()
+    found: list[str] = []
+    for path in paths:
+        if not isinstance(path, str) or not os.path.isabs(path):
+            continue
+        resolved = Path(os.path.normpath(path))
+        if resolved != root and root not in resolved.parents:
+            continue
+        rel = resolved.relative_to(root).as_posix() if resolved != root else "."
+        if rel.split("/")[0] not in (VENV, TMP) and rel not in found:
+            found.append(rel)
+    if found:
+        return found
+    src = home / "src"
+    has_src = src.is_dir() and any(src.glob("*/__init__.py"))
+    return [".", "src"] if has_src and not (home / "src").is_symlink() else ["."]

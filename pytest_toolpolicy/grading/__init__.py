@@ -1,0 +1,1 @@
+"""Grading: running an instance's listed tests on a workspace and judging them."""

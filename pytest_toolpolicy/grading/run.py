@@ -1,0 +1,111 @@
+"""One grading run: pytest over the listed tests' files, in the sandbox, the grading plugin
+reporting over the sandbox's side channel (``sandbox_plugin.py``, ``records.py``).
+
+The plugin, its launcher and its settings are copied into a directory of the host's own,
+outside the workspace, which the sandbox sees read-only: nothing the tests run can change
+them, and nothing in the workspace is where they are looked for. pytest's cache directory is
+the sandbox's private ``/tmp``, not the workspace.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import limits
+from ..envs.environment import Environment
+from ..primitives.sandbox import Sandbox
+from .infra import blames_patch
+from .records import RecordError, TestRun, read_records
+
+_HERE = Path(__file__).parent
+_FILES = {"toolpolicy_grade_plugin.py": "sandbox_plugin.py", "launch.py": "launch.py"}
+
+
+class Infra(Exception):
+    """The environment could not run the tests; the message says why."""
+
+
+class Broken(Exception):
+    """pytest could not run the tests, and what it printed puts that on a touched file."""
+
+
+class Tampered(Exception):
+    """The result channel held what the grading plugin never writes."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run: TestRun | None  # None: the run hit its timeout
+    last_started: str | None
+    output: str
+
+
+def run_tests(
+    root: Path,
+    files: Sequence[str],
+    ids: Sequence[str],
+    parser: str,
+    sandbox: Sandbox,
+    env: Environment | None,
+    timeout: float,
+    touched: Collection[str],
+) -> Outcome:
+    env = env or Environment(sys.executable, plugin_autoload=False)
+    with tempfile.TemporaryDirectory(prefix="toolpolicy-grade-") as tmp:
+        gdir = Path(tmp)
+        (gdir / "grade.json").write_text(json.dumps({"ids": list(ids), "parser": parser}))
+        for name, source in _FILES.items():
+            shutil.copyfile(_HERE / source, gdir / name)
+        argv = [env.python, str(gdir / "launch.py"), "-p", "no:toolpolicy", "-q"]
+        argv += ["--continue-on-collection-errors", *files]
+        result = sandbox.run(
+            argv,
+            cwd=root,
+            writable=root,
+            stdin=None,
+            timeout=timeout,
+            merge_stderr=True,
+            python=env.python,
+            env=env.sandbox_env(root),
+            ro_binds=(str(gdir),),
+            channel=limits.current().read_bytes,
+        )
+    output = result.stdout.decode("utf-8", errors="replace")
+    if result.workspace_over:  # the tests' own disk use, not a verdict on the patch
+        raise Infra(f"grading run stopped: {result.workspace_over}")
+    if result.channel_dropped:
+        raise Infra(
+            f"the grading records went over {limits.current().read_bytes} bytes "
+            f"(limit read_mb; {limits.ENV})"
+        )
+    try:
+        run = read_records(result.channel or b"", ids)
+    except RecordError as exc:
+        why = f"the result channel held what the grading plugin never writes: {exc}"
+        raise Tampered(why) from None
+    if result.timed_out:
+        return Outcome(None, run.last_started, output)
+    tail = " | ".join(output.strip().splitlines()[-3:])[:400]
+    if not run.finished or run.collected is None or result.exit_code in (3, 4):
+        why = f"pytest could not run the tests (exit {result.exit_code}): {tail}"
+        if run.last_started is not None:
+            # Tests had started: the run died in one of them, which an environment that
+            # cannot run the tests never gets to.
+            raise Broken(f"the test run ended in {run.last_started} before finishing: {tail}")
+        if blames_patch(output, touched):
+            raise Broken(why)
+        raise Infra(why)
+    for path, text in run.collection_errors:
+        if not blames_patch(text, touched):
+            last = [line for line in text.splitlines() if line.startswith("E ")][-1:]
+            raise Infra(
+                f"collection error in {path} unrelated to the patch: "
+                f"{last[0][1:].strip() if last else text[:200]}"
+            )
+    return Outcome(run, run.last_started, output)

@@ -1,0 +1,151 @@
+"""The pytest plugin grading loads inside the sandbox (copied there, with its launcher, into a
+read-only directory outside the workspace, as standalone modules).
+
+It runs exactly the listed tests out of the test files given on the command line: a listed id
+that matches no test is simply not run (reported "missing"), where pytest itself would stop the
+whole session with a usage error. A collected test matches a listed id by its node id, by its
+node id relative to the invocation directory (the workspace root: how instances spell them,
+whatever rootdir pytest picked), or by the SWE-bench id of the latter (``testids.py``: cut at
+the first space, a path parameter shortened for the ``pytest_options`` parser); several tests
+may match one id (``t.py::test[a b]`` and ``t.py::test[a c]`` are both ``t.py::test[a``).
+
+What it saw goes to the host as JSON lines on a pipe (``records.py`` reads them): each
+test's start (so that a hung test can be named after the process is killed), the count of
+tests it kept, every report of a kept test (phase, outcome, expected failure, and for a failure
+its crash and traceback), every failed collection, and the session's end. The pipe is the
+sandbox's side channel: this module takes the descriptor over when it is imported, before any
+conftest, test or code of the repository runs, keeps a private non-inheritable copy and closes
+the original and its variable, so no file in the workspace, no child process and no later
+session can write a result; only code running inside this very process could.
+
+It must load in every environment an instance's spec makes: pytest 3.3 to 9 on Python 3.6 and
+later. So: no ``from __future__ import annotations`` (3.7) and annotations as strings
+(``pytest.Config`` is pytest 7), ``item.fspath`` where ``item.path`` (7.0) is missing,
+``config.invocation_dir`` where ``config.invocation_params`` (5.1) is.
+"""
+
+import json
+import os
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations stay strings: pytest.Config and friends are pytest 7
+    import pytest
+
+_INHERITED = int(os.environ.pop("TOOLPOLICY_CHANNEL_FD"))
+_FD = os.dup(_INHERITED)  # not inheritable: no process the tests start holds it
+os.close(_INHERITED)
+_DIR = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(_DIR, "grade.json"), encoding="utf-8") as _file:
+    _CONFIG = json.load(_file)
+_WANTED = frozenset(_CONFIG["ids"])
+_PARSER = _CONFIG["parser"]
+_TEXT_CHARS = 4000  # of a failure's traceback, its end (where the final exception is)
+_KEPT = {}  # type: dict[str, list[str]]
+_STATE = {}  # type: dict[str, object]
+_COLOUR = re.compile(r"\[(\d+)m")
+_CONTROL = str.maketrans("", "", "".join(chr(c) for c in range(1, 32)))
+
+
+def _send(record: "dict[str, object]") -> None:
+    data = (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
+    while data:
+        data = data[os.write(_FD, data) :]
+
+
+def swebench_id(nodeid: str, parser: str) -> str:
+    """A copy of ``testids.swebench_id`` (the package is not importable in the sandbox)."""
+    if parser == "pytest_v2":
+        nodeid = _COLOUR.sub("", nodeid).translate(_CONTROL)
+    tokens = nodeid.split()
+    test = tokens[0] if tokens else ""
+    if parser == "pytest_options":
+        # What SWE-bench's ``(.*?)\[(.*)\]`` finds, without its regex (cubic on many "["):
+        # the text before the first "[" and between it and the last "]".
+        first, last = test.find("["), test.rfind("]")
+        if 0 <= first < last:
+            main, option = test[:first], test[first + 1 : last]
+            if option.startswith("/") and not option.startswith("//") and "*" not in option:
+                option = "/" + option.split("/")[-1]
+            test = f"{main}[{option}]"
+    return test
+
+
+def _invocation_dir(config: "pytest.Config") -> str:
+    params = getattr(config, "invocation_params", None)
+    return str(params.dir if params is not None else config.invocation_dir)  # type: ignore[attr-defined]
+
+
+def _relative(path: str, rest: str, start: str) -> str:
+    rel = os.path.relpath(path, start).replace(os.sep, "/")
+    return rel + "::" + rest if rest else rel
+
+
+def _asked_id(item: "pytest.Item", start: str) -> str:
+    path = getattr(item, "path", None) or item.fspath
+    return _relative(str(path), item.nodeid.partition("::")[2], start)
+
+
+def pytest_configure(config: "pytest.Config") -> None:
+    _STATE["start"] = _invocation_dir(config)
+    _STATE["rootdir"] = str(getattr(config, "rootpath", None) or config.rootdir)  # type: ignore[attr-defined]
+
+
+def pytest_collection_modifyitems(config: "pytest.Config", items: "list[pytest.Item]") -> None:
+    start = _invocation_dir(config)
+    keep, drop = [], []
+    for item in items:
+        asked = _asked_id(item, start)
+        matched = [item.nodeid, asked, swebench_id(asked, _PARSER)]
+        listed = [i for i in dict.fromkeys(matched) if i in _WANTED]
+        if listed:
+            _KEPT[item.nodeid] = listed
+            keep.append(item)
+        else:
+            drop.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+    _send({"k": "collected", "n": len(keep)})
+
+
+def pytest_collectreport(report: "pytest.CollectReport") -> None:
+    if report.failed:
+        path, _, rest = report.nodeid.partition("::")
+        full = os.path.join(str(_STATE.get("rootdir", ".")), path)
+        where = _relative(full, rest, str(_STATE.get("start", ".")))
+        _send({"k": "collect", "n": where, "text": _text(report)})
+
+
+def pytest_runtest_logstart(nodeid: str, location: "tuple[str, int | None, str]") -> None:
+    _send({"k": "start", "n": nodeid})
+
+
+def pytest_runtest_logreport(report: "pytest.TestReport") -> None:
+    ids = _KEPT.get(report.nodeid)
+    if ids is None or (report.when != "call" and report.passed):
+        return  # a setup or teardown that went well says nothing of the test
+    record = {"k": "report", "n": report.nodeid, "ids": ids, "when": report.when}  # type: dict[str, object]
+    record["outcome"] = report.outcome
+    record["xfail"] = getattr(report, "wasxfail", None) is not None
+    if report.failed:
+        record["msg"] = _crash(report)
+        record["text"] = _text(report)
+    _send(record)
+
+
+def pytest_sessionfinish(session: "pytest.Session", exitstatus: int) -> None:
+    _send({"k": "finish", "status": int(exitstatus)})
+
+
+def _text(report: "pytest.TestReport | pytest.CollectReport") -> str:
+    text = getattr(report, "longreprtext", None)
+    if text is None:
+        text = str(report.longrepr or "")
+    return text[-_TEXT_CHARS:]
+
+
+def _crash(report: "pytest.TestReport") -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    return str(message)[:500] if message else ""
