@@ -112,12 +112,13 @@ SWEBENCH ?= swebench/verified.jsonl
 MIRRORS ?= swebench/mirrors
 SAMPLE ?= 20
 SEED ?= 0
+STRATA ?= repo
 eval-swebench: setup
 	@test -f $(SWEBENCH) || { echo "no SWE-bench file at $(SWEBENCH) (set SWEBENCH=...; see the README)"; exit 2; }
 	@test -d $(MIRRORS) || { echo "no mirror directory at $(MIRRORS) (set MIRRORS=...; see the README)"; exit 2; }
-	$(BIN)/toolpolicy envs build --dataset $(SWEBENCH) --repos $(MIRRORS) --sample $(SAMPLE) --seed $(SEED)
+	$(BIN)/toolpolicy envs build --dataset $(SWEBENCH) --repos $(MIRRORS) --sample $(SAMPLE) --seed $(SEED) --strata $(STRATA)
 	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-dataset=$(SWEBENCH) --toolpolicy-repos=$(MIRRORS) \
-	  --toolpolicy-sample=$(SAMPLE) --toolpolicy-seed=$(SEED) -n auto
+	  --toolpolicy-sample=$(SAMPLE) --toolpolicy-seed=$(SEED) --toolpolicy-strata=$(STRATA) -n auto
 
 demo: setup
 	$(BIN)/toolpolicy demo

@@ -176,7 +176,8 @@ def _built(ns: argparse.Namespace, **kwargs: Any) -> Any:
 
 def _validate(ns: argparse.Namespace) -> int:
     from .bench import DatasetError, load_instances
-    from .grading.validate import format_table, validate
+    from .grading.coverage import coverage, format_coverage, record_row, validation_log
+    from .grading.validate import ValidationRow, format_table, validate
     from .primitives.sandbox import Sandbox, SandboxUnavailable
 
     try:
@@ -185,10 +186,27 @@ def _validate(ns: argparse.Namespace) -> int:
     except (DatasetError, SandboxUnavailable, ValueError) as exc:
         raise UsageError(str(exc)) from None
     repos = Path(ns.repos) if ns.repos else None
+    log = Path(ns.record) if ns.record else validation_log()
+    total = len(loaded.instances)
+    done = [0]
+
+    def finished(row: ValidationRow) -> None:
+        record_row(log, row)  # kept whatever happens to the rest of the run
+        done[0] += 1
+        mark = "ok" if row.ok else f"{row.category}: {row.cause}"
+        print(f"[{done[0]}/{total}] {row.instance_id} {row.seconds:.0f}s {mark}", flush=True)
+
     rows = validate(
-        loaded.instances, sandbox=sandbox, jobs=ns.jobs, repos=repos, timeout=ns.timeout
+        loaded.instances,
+        sandbox=sandbox,
+        jobs=ns.jobs,
+        repos=repos,
+        timeout=ns.timeout,
+        on_row=finished,
     )
     print(jsonsafe.escape(format_table(rows, loaded.errors)))
+    print(f"\ncoverage (rows recorded in {log}):")
+    print(jsonsafe.escape(format_coverage(coverage(rows))))
     return 1 if loaded.errors or not all(row.ok for row in rows) else 0
 
 
@@ -308,6 +326,11 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--ids", nargs="+", help="only these instance ids")
     val.add_argument("--jobs", type=positive_int, default=2, help="instances validated in parallel")
     val.add_argument("--timeout", type=positive_number, default=300.0, help="seconds per test run")
+    val.add_argument(
+        "--record",
+        help="append each row, as it finishes, to this JSON Lines file "
+        "(default: the cache's validation/rows.jsonl, which `toolpolicy envs status` reads)",
+    )
     _add_limits(val)
     val.set_defaults(func=_validate)
     run = sub.add_parser("run", help="run one instance in one arm and write its trajectory")

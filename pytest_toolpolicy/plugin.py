@@ -40,6 +40,11 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
     ("--toolpolicy-dataset", True, "instances: bundled, a local .jsonl/.json/.parquet, a hub id"),
     ("--toolpolicy-repos", True, "directory of local git mirrors for real repositories"),
     ("--toolpolicy-sample", True, "run a seeded sample of N instances"),
+    (
+        "--toolpolicy-strata",
+        True,
+        "how the sample is drawn: repo (default; an equal share per repository) or none",
+    ),
     ("--toolpolicy-seed", True, "seed of the sample and of sim (default 0)"),
     ("--toolpolicy-cache", True, "model record/replay cache: off, record, replay"),
     ("--toolpolicy-cache-file", True, "the cache's SQLite file"),

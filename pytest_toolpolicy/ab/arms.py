@@ -13,7 +13,10 @@ from ..bench.workspaces import materialize
 from ..current.loop import CurrentLoop
 from ..current.tools import call_tool
 from ..envs.cache import Environment, environment_for
+from ..grading.directives import runner_args
 from ..grading.grade import apply_patch
+from ..grading.own_runner import OWN_PARSERS, OwnRunner
+from ..grading.testids import PYTEST_PARSERS
 from ..models.base import Model
 from ..models.tool_layer import tool_layer
 from ..policy.config import PolicyConfig
@@ -65,19 +68,34 @@ def prepare(
         else environment_for(instance, repos=repos, sandbox=sandbox)
     )
     # Grading's rules for the agent's own runs too: the environment's interpreter, the
-    # workspace's package first on PYTHONPATH, the files its install generated, and no plugins
-    # for a bundled project (stdlib + pytest) instead of every plugin of this venv.
+    # workspace as the installed package (seen at /testbed), the files its install generated,
+    # and no plugins for a bundled project (stdlib + pytest) instead of every plugin of this venv.
     if env:
         env.seed(workspace.root)
-    extra = env.sandbox_env(workspace.root) if env else {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        runs = env.sandbox(sandbox, workspace.root)
+    else:
+        runs = sandbox.bound(env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     box = Toolbox(
         workspace.root,
-        sandbox=sandbox,
+        sandbox=runs,
         python=env.python if env else None,
         workspace=workspace,
-        sandbox_env=extra or None,
+        package_view=env is not None,
     )
+    spec = env.spec if env is not None else None
+    if spec is not None and spec.log_parser in OWN_PARSERS:
+        box.runner = OwnRunner(spec.test_cmd, spec.log_parser, _defined_in(box)).command
     return Prepared(box, env, sandbox, tests_visible)
+
+
+def _defined_in(box: Toolbox) -> Callable[[str], list[str]]:
+    """name -> the files of the workspace defining a function of that name, now."""
+
+    def find(name: str) -> list[str]:
+        box.index.refresh()
+        return [e.file for e in box.index.entities() if e.kind == "function" and e.name == name]
+
+    return find
 
 
 def check_arm(arm: str) -> None:
@@ -142,5 +160,12 @@ def build_loop(
     )
 
 
-def task_of(instance: Instance) -> Task:
-    return Task(instance.instance_id, instance.problem_statement, instance.test_target)
+def task_of(instance: Instance, env: Environment | None = None) -> Task:
+    """The loop's task. Its post-patch test target: ``repro_target``, else the FAIL_TO_PASS
+    ids as the repository's runner takes them (pytest node ids for an id SWE-bench cut short;
+    django's and sympy's ids as they are, which the toolbox's ``OwnRunner`` knows)."""
+    target = instance.test_target
+    parser = env.spec.log_parser if env is not None and env.spec is not None else "pytest"
+    if not instance.repro_target and instance.FAIL_TO_PASS and parser in PYTEST_PARSERS:
+        target = " ".join(runner_args(parser, instance.FAIL_TO_PASS)) or target
+    return Task(instance.instance_id, instance.problem_statement, target)

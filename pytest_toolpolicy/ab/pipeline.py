@@ -106,7 +106,7 @@ def run_instance(
     first: Model = RecordedModel(sent, record, serve=False) if setup.counterfactual else sent
     dispatch, memo = dispatch_for(arm, instance.instance_id, prepared, setup.memo, model)
     loop = build_loop(arm, prepared.toolbox, first, config, variant=variant, dispatch=dispatch)
-    trajectory = loop.run(task_of(instance))
+    trajectory = loop.run(task_of(instance, prepared.env))
     graded: GradeResult | None = None
     precision: CallPrecision | None = None
     if setup.graded:
@@ -119,7 +119,7 @@ def run_instance(
             again = build_loop(
                 arm, prepared.toolbox, replayed, config, dispatch=dispatch, suppress=suppressor
             )
-            ended = again.run(task_of(instance)).outcome
+            ended = again.run(task_of(instance, prepared.env)).outcome
             if ended.outcome == "model_error":  # not a measurement: never counted as a flip
                 raise RerunError(
                     f"counterfactual rerun {suppressor.ordinal} (call suppressed:"

@@ -75,9 +75,13 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
         lines += [f"  {error}" for error in errors[:listed]]
         if len(errors) > listed:
             lines.append(f"  ... and {len(errors) - listed} more")
+    if meta.get("repositories"):
+        how = "; ".join(n for n in meta.get("sampling") or () if not n.startswith("sample: "))
+        lines.append(f"measured: {meta['repositories']}" + (f" ({how})" if how else ""))
     if meta.get("excluded"):
-        shown = "; ".join(meta["excluded"][:3]) + ("; ..." if len(meta["excluded"]) > 3 else "")
-        lines.append(f"excluded (cannot run here): {len(meta['excluded'])}: {shown}")
+        lines.append(
+            f"excluded (cannot run here): {len(meta['excluded'])}: {_why(meta['excluded'])}"
+        )
     if isinstance(meta.get("trials"), int) and meta["trials"] > 1:
         lines.append(
             f"trials: {meta['trials']} runs of every item"
@@ -89,6 +93,18 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
         skipped = ", ".join(meta["ablation_skipped"])
         lines.append(f"not ablated (off in the candidate policy): {skipped}")
     return lines
+
+
+def _why(excluded: list[str]) -> str:
+    """ "id: reason" notes as each reason with its count, commonest first: 231 instances of a
+    repository with no mirror are one line, not 231."""
+    counts: dict[str, int] = {}
+    for note in excluded:
+        why = note.partition(": ")[2] or note
+        counts[why] = counts.get(why, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = [f"{why} ×{n}" for why, n in ranked[:4]]
+    return "; ".join(shown) + (f"; ... {len(ranked) - 4} more reasons" if len(ranked) > 4 else "")
 
 
 def _requests_line(meta: dict[str, Any]) -> str:

@@ -34,6 +34,7 @@ from .. import jsonsafe
 from ..bench.eligible import runnable_here
 from ..bench.gold import GOLD_DIR
 from ..bench.load import DatasetError, LoadResult, load_instances
+from ..bench.sampling import describe
 from ..models.base import Model
 from ..paths import cache_dir, write_atomic
 from ..policy.config import PolicyConfig
@@ -133,6 +134,7 @@ class ABSession:
                     sample=self.settings.sample,
                     seed=self.settings.seed,
                     exclude=runnable_here(self.settings.repos),
+                    strata=self.settings.strata,
                 )
             except (DatasetError, ValueError) as exc:
                 raise pytest.UsageError(
@@ -394,6 +396,12 @@ class ABSession:
             "excluded": [
                 n.removeprefix("excluded ") for n in loaded.notes if n.startswith("excluded ")
             ],
+            # "N repositories: a/x 4, ...", from the measured instances (a -k run says its own)
+            "repositories": describe(
+                {i.instance_id: i.repo for i in loaded.instances},
+                [iid for iid in measured["instance_id"] if iid in flags],
+            ),
+            "sampling": [n for n in loaded.notes if n.startswith("sample")],
             "tests_visible": self.settings.tests_visible,
             "seed": self.settings.seed,
             "is_sim": model == "sim" or model.startswith("sim:"),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import limits
+from ..bench.sampling import STRATA, Strata
 from ..models.spec import validate_model_spec
 from ..paths import safe_name
 from ..policy.config import GATES
@@ -40,6 +41,7 @@ class Settings:
     repos: Path | None = None
     sample: int | None = None
     seed: int = 0
+    strata: Strata = "repo"  # how the sample is drawn (--toolpolicy-strata)
     ablate: tuple[str, ...] = ()
     cache: str = "off"
     cache_file: Path | None = None
@@ -90,6 +92,11 @@ def settings_from(
     sample = _positive(get("toolpolicy_sample"), "--toolpolicy-sample")
     max_turns = _positive(get("toolpolicy_max_turns"), "--toolpolicy-max-turns") or 30
     seed = _integer(get("toolpolicy_seed"), "--toolpolicy-seed") or 0
+    strata = get("toolpolicy_strata") or "repo"
+    if strata not in STRATA:
+        raise SettingsError(
+            f"--toolpolicy-strata must be one of {', '.join(STRATA)}, got {strata!r}"
+        )
     cache = get("toolpolicy_cache") or "off"
     if cache not in CACHE_MODES:
         raise SettingsError(f"--toolpolicy-cache must be one of {', '.join(CACHE_MODES)}")
@@ -130,6 +137,7 @@ def settings_from(
         repos=Path(repos) if repos else None,
         sample=sample,
         seed=seed,
+        strata=strata,
         ablate=ablate,
         cache=cache,
         cache_file=Path(cache_file) if cache_file else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -12,6 +13,8 @@ from typing import Any
 from . import row_paths
 
 _ID = re.compile(r"[A-Za-z0-9][\w.\-]*")
+# An ISO date, a time after it or not (SWE-bench's "2021-09-20T17:04:23Z").
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
 _COMMIT = re.compile(r"[0-9a-fA-F]{7,40}")
 # FAIL_TO_PASS first: for statements-only data it is the field that matters most to name.
 TEST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS", "test_patch", "version")
@@ -44,6 +47,9 @@ class Instance:
     environment_setup_commit: str | None = None
     source: str = "bundled"
     path: Path | None = None
+    # When the change was made (SWE-bench's ISO timestamp): a cutoff for what an environment's
+    # unpinned dependencies resolve to, and for selecting instances newer than a model.
+    created_at: str | None = None
 
     @property
     def test_target(self) -> str | None:
@@ -90,6 +96,7 @@ def instance_from_row(
         environment_setup_commit=fields.text("environment_setup_commit", pattern=_COMMIT) or None,
         source=source,
         path=path,
+        created_at=fields.date("created_at"),
     )
     if not instance.FAIL_TO_PASS and not may_lack_tests:
         raise fields.error("FAIL_TO_PASS", "empty (only an under-specified instance has no tests)")
@@ -112,6 +119,24 @@ class _Fields:
 
     def error(self, field: str, message: str) -> InstanceError:
         return InstanceError(self.name, field, message)
+
+    def date(self, field: str) -> str | None:
+        """An ISO date or timestamp, in UTC without its zone: one text whether the loader
+        read it as text ("2023-03-04T18:36:21Z") or as a datetime (``datasets`` does)."""
+        value = self.row.get(field)
+        if value is not None and not isinstance(value, str) and hasattr(value, "isoformat"):
+            value = str(value.isoformat())
+        elif value is not None:
+            value = self.text(field, pattern=_DATE)
+        if not value:
+            return None
+        try:
+            when = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            raise self.error(field, f"not an ISO date ({_show(value)})") from None
+        if when.tzinfo is not None:
+            when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return when.isoformat()
 
     def text(
         self,

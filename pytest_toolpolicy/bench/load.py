@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from .. import jsonsafe
 from ..paths import cache_dir, write_atomic
 from .bundled_repos import StreamError, stream_commits, stream_path
 from .instance import Instance, InstanceError, instance_from_row
+from .sampling import Strata, describe, draw
 
 # Package data: the benchmark ships inside the wheel, so `bundled` works wherever it is installed.
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled" / "instances"
@@ -60,11 +60,13 @@ def load_instances(
     seed: int = 0,
     require_tests: bool = True,
     exclude: Callable[[Instance], str | None] | None = None,
+    strata: Strata = "repo",
 ) -> LoadResult:
     """Every valid instance of ``source``, sorted by id; each broken one is an error instead.
     ``exclude`` gives the reason an instance cannot run here (no mirror of its repository, no
     environment spec), or None: those are left out before the sample is drawn, each named in
-    the notes, so a seeded sample holds only instances that can run."""
+    the notes, so a seeded sample holds only instances that can run. The sample is stratified
+    by repository unless ``strata`` is "none" (``sampling.py``); a note says what it holds."""
     if sample is not None and sample < 1:
         raise ValueError(f"sample must be a positive number of instances, not {sample}")
     kind = "bundled" if source == "bundled" or source.startswith("bundled:") else source
@@ -102,10 +104,14 @@ def load_instances(
         notes += [f"excluded {name}: {why}" for name, why in reasons.items() if why]
         chosen = [name for name in chosen if not reasons[name]]
     if sample is not None:
+        repo_of = {name: loaded[name].repo for name in chosen}
         if sample >= len(chosen):
             notes.append(f"sample of {sample} asked, {len(chosen)} available: using all")
         else:
-            chosen = sorted(random.Random(seed).sample(chosen, sample))
+            chosen = draw(repo_of, sample, seed, strata)
+            how = "stratified by repository" if strata == "repo" else "simple random"
+            notes.append(f"sample of {sample} of {len(repo_of)}, seed {seed}, {how}")
+        notes.append(f"sample: {describe(repo_of, chosen)}")
     return LoadResult(tuple(loaded[name] for name in chosen), tuple(errors), tuple(notes))
 
 

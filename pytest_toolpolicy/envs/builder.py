@@ -1,22 +1,34 @@
 """One environment's build, step by step (``Builder``), each failure an ``EnvironmentSetupError``.
 
-The steps: the checkout (a local clone at the commit), the venv (the spec's interpreter,
-``interpreters.find_python``; ``venvs.py``), pip install of the requirement files then of the
-pinned packages, ``pre_install`` in the checkout, ``install``. Everything after the venv runs
-the repository's code (setup.py, build backends), so it runs in the Sandbox with the network
-shared and only the env directory writable (its ``.git`` read-only); the degraded sandbox runs
-it on the host with the sandbox's scrubbed environment. pip's settings reach it as
-``pipsettings.py`` says. After the install the venv's start-up files are put back
-(``venvs.restore_venv``), and the venv is asked, in the sandbox, which ``sys.path`` entries
-and editable-finder mappings point into the checkout (``.`` or ``src``): the environment's
-import paths (``environment.py``), with the files the install generated.
+Before anything: what the spec needs of this machine (Debian packages) is checked
+(``system.py``). Then the checkout (a local clone at the setup commit, in ``repo/``; the
+submodules the spec names must be there), the venv (``uv venv --seed`` of the spec's
+interpreter, ``venvs.py``), ``pip_first``, the requirement files, the pinned packages,
+``pre_install`` and ``install``. Everything after the venv runs the repository's code
+(setup.py, build backends) or third-party builds, so it runs in the Sandbox with the network
+shared, only the environment's directory writable (the checkout's ``.git`` read-only), the
+checkout seen at ``/testbed`` (its editable install then points where every item's workspace
+is later seen) and the build's own disk bound (``spec.build_mb``).
 
-SWE-bench installs the repository at each instance's base commit into the setup commit's
-environment. Where the two commits differ, what the base commit's install requires and the
-environment lacks (pytest 5.4's early commits still need ``wcwidth``) is found by pip's dry
-run at the base commit, in the sandbox (``Builder.top_up``), and installed with
-``--no-deps --target`` into the venv's ``toolpolicy-base/<commit>/site``, which goes on that
-instance's ``PYTHONPATH`` after the repo's paths (``Environment.extra_paths``).
+Installs go through uv, each with the cutoff of the spec (``--exclude-newer``: releases no
+newer than the setup commit's date by default, so the same spec builds the same next year; a
+package the spec pins exactly keeps its pin, and build backends are never cut off). The spec's ``python -m pip install …`` runs as
+``uv pip install …`` with the same arguments (a checkout with no ``pyproject.toml`` build system
+is built without isolation, as pip's legacy path does). The dependency steps share one uv cache
+(``envs/../uv``), so a second version of a repository reuses what the first downloaded; the
+repository's own install, where its setup code runs, gets a private cache instead: nothing it
+does can reach another environment's build.
+
+After the install the venv's start-up files are put back (``venvs.restore_venv``), and the venv
+is asked, in the sandbox, which ``sys.path`` entries and editable-finder mappings point into the
+checkout (``.`` or ``src``); the files the install generated (setuptools_scm's ``_version.py``,
+compiled extension modules) are recorded, to be copied into each workspace (``environment.py``).
+
+SWE-bench installs the repository at each instance's base commit. Where the base commit's own
+install requires what the environment lacks (pytest 5.4's early commits still need
+``wcwidth``), uv's dry run at the base commit, in the sandbox, says what (``Builder.top_up``),
+installed with ``--no-deps --target`` into ``layers/<commit>/site``, which goes on that
+instance's ``PYTHONPATH`` (``Environment.extra_paths``).
 """
 
 from __future__ import annotations
@@ -24,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import stat
 import time
 from collections.abc import Sequence
@@ -36,18 +49,33 @@ from ..primitives.safefs import remove_tree
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
 from .environment import generated_files
+from .extensions import WHEEL_MAX_BYTES, changed_sources, is_extension, wheel_extensions
 from .interpreters import interpreter_version
-from .layout import LAYERS, TMP, VENV, layer_site
-from .output import PROBE, checked_output, missing_packages, repo_paths
+from .layout import LAYERS, REPO, TESTBED, TMP, VENV, layer_ext, layer_site
+from .output import PROBE, checked_output, dry_run_packages, repo_paths
 from .pipsettings import build_environ, pip_paths
+from .requirements import swebench_requirements
 from .spec import EnvironmentSetupError, EnvSpec
-from .venvs import create_venv, pin_venv, restore_venv
+from .system import check_submodules, check_system
+from .venvs import create_venv, pin_venv, restore_venv, uv_binary
 
 # A build may take minutes and compile things: more room than a test run gets.
 BUILD_LIMITS = SandboxLimits(
     memory_bytes=4 << 30, pids=1024, address_space_bytes=32 << 30, file_size_bytes=2 << 30,
     open_files=4096, tmpfs_bytes=512 << 20,
 )  # fmt: skip
+# What a checkout's own requirements are read from, by ``uv pip compile``.
+_PROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
+_RESOLVED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?==")
+# "    # via pytest", or one of the lines under a bare "    # via": "    #   pluggy".
+_VIA = re.compile(r"^\s+#\s+(?:via\s+|\s+)(.*)$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*")
+# Never cut off: an isolated build gets today's, and these must agree with each other and with
+# today's interpreter (a 2019 setuptools fails to import on Python 3.9).
+_BUILD_TOOL_NAMES = frozenset({"setuptools", "wheel", "pip", "setuptools-scm"})
+_PIP_INSTALL = re.compile(r"^(?:python3? -m )?pip3? install (?P<args>.+)$")
+_SHELL = re.compile(r"[;&|<>`$()\n]")  # a shell command line, not one pip install
+_EXTRAS = re.compile(r"(?:^|/)\.\[([^\]]+)\]$")  # ".[test,docs]": the checkout with extras
 
 
 def build_sandbox(sandbox: Sandbox | None) -> Sandbox:
@@ -58,36 +86,53 @@ def build_sandbox(sandbox: Sandbox | None) -> Sandbox:
 
 
 class Builder:
-    """One environment's build, step by step; each failure an ``EnvironmentSetupError``."""
+    """One environment's build, step by step; each failure an ``EnvironmentSetupError``.
+    ``cutoff``: the ``--exclude-newer`` date of unpinned dependencies (None: none)."""
 
     def __init__(
-        self, home: Path, spec: EnvSpec, interpreter: str, sandbox: Sandbox, timeout: float
+        self,
+        home: Path,
+        spec: EnvSpec,
+        interpreter: str,
+        sandbox: Sandbox,
+        timeout: float,
+        cutoff: str | None = None,
+        uv_cache: Path | None = None,
     ) -> None:
         self.home, self.spec, self.interpreter = home, spec, interpreter
-        self.sandbox, self.timeout = sandbox, timeout
-        self.venv = home / VENV
+        self.sandbox, self.timeout, self.cutoff = sandbox, timeout, cutoff
+        self.repo, self.venv = home / REPO, home / VENV
         self.python = str(self.venv / "bin" / "python")
+        self.uv_cache = uv_cache or home.parent.parent / "uv"
+        # Where the build's steps see the checkout: /testbed in bwrap mode, its own path else.
+        self.testbed = sandbox.mode == "bwrap"
+        self.seen = TESTBED if self.testbed else str(self.repo)
 
     def build(self, checkout: Path, commit: str) -> dict[str, Any]:
+        check_system(self.spec)
         remove_tree(self.home, within=self.home.parent)  # a build that died half-way
-        self.home.parent.mkdir(parents=True, exist_ok=True)
-        workspace = self._clone(checkout, commit)
-        spec = self.spec.resolved(lambda rel: _is_file(self.home, rel))
-        create_venv(self.interpreter, self.venv, self.home.parent / ".templates")
+        self.home.mkdir(parents=True)
+        workspace = self._clone(checkout, commit, self.repo)
+        check_submodules(self.spec, self.repo)
+        spec = self.spec.resolved(lambda rel: _is_file(self.repo, rel))
+        create_venv(self.interpreter, self.venv)
         pinned = pin_venv(self.venv)
         (self.home / TMP).mkdir()
-        pip = [self.python, "-m", "pip", "install"]
-        if spec.requirements:
-            reqs = [arg for rel in spec.requirements for arg in ("-r", rel)]
-            self._step(f"pip install {' '.join(reqs)}", [*pip, *reqs])
-        if spec.pip_packages:
-            self._step("pip install of the pinned packages", [*pip, *spec.pip_packages])
+        if spec.pip_first:
+            self._uv("pip_first", ["install", *spec.pip_first])
+        if spec.requirements or spec.pip_packages:
+            # Resolved as of the cutoff, then installed exactly as resolved; the spec's pins
+            # win over the requirement file's (SWE-bench installs them after it).
+            reqs = [self._requirements_file(rel) for rel in spec.requirements]
+            pins = self._pins_file(spec.pip_packages)
+            what = "the requirement files and pinned packages"
+            resolved = self._resolve(what, [*reqs, pins], self._overrides(spec.pip_packages))
+            self._uv("install of the requirements and pinned packages", ["install", "-r", resolved])
         for command in spec.pre_install:
             self._step(f"pre_install `{command}`", ["/bin/bash", "-c", command])
-        if spec.install:
-            self._step(f"install `{spec.install}`", ["/bin/bash", "-c", spec.install])
+        cutoff_note = self._install(spec) if spec.install else None
         restore_venv(self.venv, pinned)
-        probe = self._step("read sys.path", [self.python, "-I", "-c", PROBE])
+        probe = self._step("read sys.path", [self.python, "-I", "-c", PROBE], network=False)
         remove_tree(self.home / TMP, within=self.home)
         return {
             "repo": spec.repo,
@@ -97,35 +142,152 @@ class Builder:
             "spec": dataclasses.asdict(spec),
             "interpreter": self.interpreter,
             "python_version": interpreter_version(os.path.realpath(self.interpreter)),
-            "repo_paths": repo_paths(probe, self.home),
-            "generated": generated_files(workspace, self.home),
+            "testbed": self.testbed,
+            "cutoff": self.cutoff,
+            "cutoff_note": cutoff_note,
+            "repo_paths": repo_paths(probe, Path(self.seen), self.repo),
+            "generated": generated_files(workspace, self.repo),
             "built_at": time.strftime("%Y-%m-%d %H:%M:%S"),
         }
 
-    def _clone(self, checkout: Path, commit: str) -> Workspace:
+    def _clone(self, checkout: Path, commit: str, into: Path) -> Workspace:
         # A local clone hard-links the cached objects; the sandbox keeps this .git read-only.
-        clone = ["clone", "-q", "--no-checkout", str(checkout), str(self.home)]
-        hostgit.run(clone, cwd=self.home.parent, error=_checkout_error)
-        hostgit.neutralize_attributes(self.home / ".git")
-        hostgit.run(["checkout", "-q", "--detach", commit], cwd=self.home, error=_checkout_error)
-        info = self.home / ".git" / "info"
-        info.mkdir(exist_ok=True)
-        with open(info / "exclude", "a", encoding="utf-8") as handle:
-            handle.write(f"/{VENV}/\n/{TMP}/\n")
+        clone = ["clone", "-q", "--no-checkout", str(checkout), str(into)]
+        hostgit.run(clone, cwd=into.parent, error=_checkout_error)
+        hostgit.neutralize_attributes(into / ".git")
+        hostgit.run(["checkout", "-q", "--detach", commit], cwd=into, error=_checkout_error)
         try:
-            return Workspace(self.home)
+            return Workspace(into)
         except WorkspaceError as exc:
             raise EnvironmentSetupError(f"the environment's checkout: {exc}") from None
 
-    def top_up(self, checkout: Path, base: str) -> dict[str, Any]:
-        """Install what the base commit's own install requires and the environment lacks
-        (pip's dry run at the base commit says what) into the venv's ``toolpolicy-base/<base>``
-        (the venv is visible to every sandboxed run), with ``--no-deps --target``.
+    def _install(self, spec: EnvSpec) -> str | None:
+        """The spec's ``install``, run as written with the venv's pip (as SWE-bench's images
+        run it: pip's editable installs work with the setuptools of any year), under
+        constraints that hold the repository's own dependencies to the cutoff. Returns why the
+        cutoff could not be applied (the command is no plain pip install of the checkout, or
+        the checkout's requirements could not be resolved), or None."""
+        command = spec.install
+        found = _PIP_INSTALL.match(" ".join(command.split()))
+        note = None
+        if not self.cutoff:
+            pass
+        elif found is None or _SHELL.search(command):
+            note = "the install command is not a plain pip install: no cutoff on what it adds"
+        else:
+            args = _shell_words(found["args"])
+            extras = sorted(
+                {e.strip() for a in args if (m := _EXTRAS.search(a)) for e in m[1].split(",")}
+            )
+            source = next((f for f in _PROJECT_FILES if _is_file(self.repo, f)), None)
+            try:
+                if source is None:
+                    raise EnvironmentSetupError("the checkout has no setup.py or pyproject.toml")
+                reqs = [self._requirements_file(r) for r in spec.requirements]
+                pins = self._pins_file(spec.pip_packages)
+                inputs = [f"{self.seen}/{source}", pins, *reqs]
+                extra = [*(f"--extra={e}" for e in extras), *self._overrides(spec.pip_packages)]
+                constraints = self._resolve("the install's dependencies", inputs, extra, True)
+            except EnvironmentSetupError as exc:
+                note = f"the cutoff could not be applied to the install: {exc}"[:2000]
+            else:
+                command = f"{command} -c {constraints}"
+        self._step(f"install `{command}`", ["/bin/bash", "-c", command])
+        return note
 
-        The venv is the build's: whatever ran there may have left a link on the layer's path,
-        so every step's path is checked below the environment's directory, never followed."""
-        rel = f"{VENV}/{LAYERS}/{base}"
+    def _requirements_file(self, rel: str) -> str:
+        """The checkout's requirement file ``rel`` as SWE-bench installs it
+        (``requirements.py``), written where the build's steps read it."""
+
+        def read(name: str) -> str | None:
+            try:
+                return safefs.read_text(self.repo, name, 1 << 20)
+            except (OSError, safefs.UnsafePath, UnicodeDecodeError):
+                return None
+
+        tmp = self.home / TMP
+        path = tmp / f"requirements-{len(list(tmp.glob('requirements-*')))}.txt"
+        path.write_text(swebench_requirements(read, rel) + "\n", encoding="utf-8")
+        return str(path)
+
+    def _overrides(self, packages: Sequence[str]) -> list[str]:
+        """uv's ``--override`` of the spec's exact pins: SWE-bench installs them after the
+        requirement file, so where the two disagree (pylint 3.0's astroid) the pin wins. A
+        bare name is no override: installed after, it leaves what is there."""
+        exact = [p for p in packages if _PIN.match(p)]
+        return ["--override", self._pins_file(exact)] if exact else []
+
+    def _pins_file(self, pins: Sequence[str]) -> str:
+        tmp = self.home / TMP
+        path = tmp / f"pins-{len(list(tmp.glob('pins-*')))}.txt"
+        path.write_text("".join(f"{p}\n" for p in pins), encoding="utf-8")
+        return str(path)
+
+    def _resolve(
+        self, what: str, inputs: list[str], extra: Sequence[str] = (), private: bool = False
+    ) -> str:
+        """A file pinning what ``inputs`` (requirement files, ``setup.py``…) resolve to, each
+        package that goes into the environment cut off at the cutoff date, except what the
+        spec pins exactly and the test runner (pytest and its plugins, unless pinned: the
+        runner of the day may not run on the spec's interpreter at all — requests' 2013 pytest
+        on Python 3.9 — SWE-bench's images ran today's, and grading needs pytest 3.3 at least).
+        The cutoff is given per package (``--exclude-newer-package``), the
+        names found by resolving once without it: a build environment's own tools
+        (setuptools_scm, tomli…) are not cut off, as pip's build isolation would have today's,
+        and must agree with each other and with today's interpreter. New names the cut-off
+        versions bring are cut off on the next round (three at most). ``private``: the
+        checkout's setup code runs, so a cache of its own."""
+        tmp = self.home / TMP
+        out = f"{tmp}/resolved-{len(list(tmp.glob('resolved-*')))}.txt"
+        cache = ["--cache-dir", f"{tmp}/uv-cache"] if private else []
+        kept = pinned_names(inputs, self.repo, self.seen)
+        names: set[str] = set()
+        for _ in range(3):
+            cutoffs = [f"--exclude-newer-package={n}={self.cutoff}" for n in sorted(names - kept)]
+            argv = ["compile", "--quiet", "--output-file", out, *inputs, *extra, *cutoffs]
+            self._uv(f"resolving {what} (uv pip compile)", [*argv, *cache], shared=not private)
+            runners = runner_names(self.spec.test_cmd)
+            found = cut_off_names(Path(out).read_text(encoding="utf-8"), runners)
+            if not self.cutoff or found <= names:
+                break
+            names |= found
+        return out
+
+    def _uv(self, what: str, args: list[str], shared: bool = True) -> str:
+        argv = [uv_binary(), "pip", *args[:1], "--python", self.python, *self._bounds(), *args[1:]]
+        return self._step(what, argv, shared_cache=shared)
+
+    def _bounds(self) -> list[str]:
+        """uv's ``--build-constraint`` of the spec's ``build_constraints`` (what an sdist's
+        isolated build may use: astropy-helpers 3.2 needs a setuptools with pkg_resources)."""
+        if not self.spec.build_constraints:
+            return []
+        path = self.home / TMP / "build-constraints.txt"
+        if not path.exists():
+            path.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
+        return ["--build-constraint", str(path)]
+
+    def top_up(
+        self,
+        checkout: Path,
+        base: str,
+        commit: str = "",
+        built: Sequence[str] = (),
+        src_layout: bool = False,
+    ) -> dict[str, Any]:
+        """Install what the base commit's own install requires and the environment lacks
+        (uv's dry run at the base commit says what) into ``layers/<base>/site``, with
+        ``--no-deps --target``; where the environment has compiled modules (``built``: its
+        generated files) and the base commit's C or Cython sources differ from the setup
+        commit's (``commit``), build them at the base commit into ``layers/<base>/ext``
+        (``extensions.py``). Every path of the layer is checked below the environment's
+        directory, never followed: the build wrote there."""
+        rel = f"{LAYERS}/{base}"
         wanted: list[str] = []
+        compiled: list[str] = []
+        stale = []
+        if commit and any(is_extension(f) for f in built):
+            stale = changed_sources(checkout, commit, base)
         try:
             layer = safefs.inside(self.home, rel)
             remove_tree(layer, within=self.home)
@@ -134,30 +296,65 @@ class Builder:
             raise EnvironmentSetupError(f"the base commit's layer: {exc}") from None
         src = layer / "src"
         try:
-            clone = ["clone", "-q", "--no-checkout", str(checkout), str(src)]
-            hostgit.run(clone, cwd=layer, error=_checkout_error)
-            hostgit.neutralize_attributes(src / ".git")
-            hostgit.run(["checkout", "-q", "--detach", base], cwd=src, error=_checkout_error)
+            self._clone(checkout, base, src)
             (layer / TMP).mkdir()
             ro = (str(src / ".git"),)
             for command in self.spec.pre_install:
                 argv = ["/bin/bash", "-c", command]
                 self._step(f"pre_install `{command}`", argv, cwd=src, writable=layer, ro=ro)
-            report = layer / "report.json"
-            dry = [self.python, "-m", "pip", "install", "--dry-run", "--report", str(report), "."]
-            what = f"pip's dry run at the base commit {base[:12]}"
-            self._step(what, dry, cwd=src, writable=layer, ro=ro)
-            wanted = missing_packages(safefs.read_bytes(layer, "report.json", 16 << 20), src)
+            dry = [uv_binary(), "pip", "install", "--dry-run", "--python", self.python, "."]
+            if self.spec.build_constraints:  # the layer's own copy: this step's TMP is its own
+                bounds = layer / TMP / "build-constraints.txt"
+                bounds.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
+                dry[4:4] = ["--build-constraint", str(bounds)]
+            what = f"uv's dry run at the base commit {base[:12]}"
+            out = self._step(what, dry, cwd=src, writable=layer, ro=ro, shared_cache=True)
+            wanted = dry_run_packages(out, src)
             if wanted:
-                pip = [self.python, "-m", "pip", "install", "--no-deps", "--target", "site"]
-                self._step(f"pip install of {' '.join(wanted)}", [*pip, *wanted], writable=layer)
+                pip = [uv_binary(), "pip", "install", "--python", self.python, "--no-deps"]
+                pip += ["--target", str(layer / "site"), *wanted]
+                self._step(f"install of {' '.join(wanted)}", pip, writable=layer, shared_cache=True)
+            if stale:
+                compiled = self._extensions_at_base(src, layer, ro, len(stale), src_layout)
         except (OSError, safefs.UnsafePath) as exc:
             raise EnvironmentSetupError(f"the base commit's layer: {exc}") from None
         finally:
-            for leftover in (src, layer / TMP, layer / "report.json"):
+            for leftover in (src, layer / TMP):
                 with contextlib.suppress(OSError, safefs.UnsafePath):
                     remove_tree(leftover, within=layer)
-        return {"commit": base, "packages": wanted, "site": layer_site(base) if wanted else ""}
+        return {
+            "commit": base,
+            "packages": wanted,
+            "site": layer_site(base) if wanted else "",
+            "ext": layer_ext(base) if compiled else "",
+            "compiled": compiled,
+            "stale_sources": len(stale),
+        }
+
+    def _extensions_at_base(
+        self, src: Path, layer: Path, ro: Sequence[str], stale: int, src_layout: bool
+    ) -> list[str]:
+        """Build the package at the base commit as a wheel (isolated, as the install built
+        it) and keep its extension modules in the layer, at their paths in the checkout."""
+        wheels = layer / TMP / "wheels"
+        argv = [self.python, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), "."]
+        what = f"build of the compiled modules at the base commit ({stale} changed sources)"
+        self._step(what, argv, cwd=src, writable=layer, ro=ro)
+        found = [
+            e.name for e in os.scandir(safefs.below(layer, wheels))
+            if e.name.endswith(".whl") and e.is_file(follow_symlinks=False)
+        ]  # fmt: skip
+        if len(found) != 1:
+            raise EnvironmentSetupError(f"{what}: expected one wheel, found {found}")
+        data = safefs.read_bytes(wheels, found[0], WHEEL_MAX_BYTES)
+        prefix = "src/" if src_layout else ""
+        modules = wheel_extensions(data, prefix)
+        if not modules:
+            raise EnvironmentSetupError(f"{what}: the wheel holds no compiled module")
+        ext = safefs.make_dirs(layer, "ext")
+        for rel, blob in sorted(modules.items()):
+            safefs.write_bytes(ext, rel, blob, mode=0o755)
+        return sorted(modules)
 
     def _step(
         self,
@@ -166,23 +363,143 @@ class Builder:
         cwd: Path | None = None,
         writable: Path | None = None,
         ro: Sequence[str] = (),
+        network: bool = True,
+        shared_cache: bool = False,
     ) -> str:
         writable = writable or self.home
         tmp = str(writable / TMP)
         env = {**build_environ(), "TMPDIR": tmp, "PIP_CACHE_DIR": f"{tmp}/pip-cache"}
+        if self.spec.build_constraints:  # pip applies its constraints to isolated builds too
+            bounds = writable / TMP / "build-constraints.txt"
+            bounds.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
+            env["PIP_CONSTRAINT"] = str(bounds)
+        env |= {"UV_NO_PROGRESS": "1", "UV_PYTHON_DOWNLOADS": "never"}
+        binds = [*pip_paths(), uv_binary(), *ro]
+        rw: list[tuple[str, str]] = []
+        if shared_cache:
+            # Written by uv itself, for steps whose builds are third parties' (dependencies).
+            self.uv_cache.mkdir(parents=True, exist_ok=True)
+            rw.append((str(self.uv_cache), str(self.uv_cache)))
+            env["UV_CACHE_DIR"] = str(self.uv_cache)
+        else:
+            env["UV_CACHE_DIR"] = f"{tmp}/uv-cache"
+        if self.testbed and writable == self.home:
+            rw.append((str(self.repo), TESTBED))
         result = self.sandbox.run(
             argv,
-            cwd=cwd or writable,
+            cwd=cwd or (self.repo if writable == self.home else writable),
             writable=writable,
             stdin=None,
             timeout=self.timeout,
             merge_stderr=True,
             python=self.python,
             env=env,
-            network=True,
-            ro_binds=(*pip_paths(), *ro),
+            network=network,
+            ro_binds=binds,
+            rw_mounts=rw,
+            disk_bytes=self.spec.build_mb << 20,
         )
         return checked_output(what, result, self.timeout)
+
+
+_PIN = re.compile(
+    r"^\s*([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?\s*===?\s*[^\s;,*]+\s*(?:;.*)?$"
+)
+
+
+def runner_names(test_cmd: str) -> frozenset[str]:
+    """The test runners of a spec: pytest, and the program its ``test_cmd`` starts where
+    that is a package's command (sphinx's ``tox``), not a file of the repository."""
+    words = test_cmd.split()
+    first = next((w for w in words if "=" not in w), "")  # past "VAR=value" prefixes
+    own = {_normal(first)} if _NAME.fullmatch(first) and not first.endswith(".py") else set()
+    return frozenset({"pytest", *own})
+
+
+def _test_runner(name: str, runners: frozenset[str]) -> bool:
+    return any(name == r or name.startswith(f"{r}-") for r in runners)
+
+
+def cut_off_names(compiled: str, runners: frozenset[str] = frozenset({"pytest"})) -> set[str]:
+    """Of what a ``uv pip compile`` output pins, the names to cut off: everything but build
+    tools, the test runners (``runner_names``: pytest, tox, and their plugins) and what only
+    they need (its ``# via`` lines say who needs what; a package needed by the project or a
+    requirement file is cut off, runner's or not)."""
+    needs: dict[str, set[str]] = {}
+    current: str | None = None
+    for line in compiled.splitlines():
+        if found := _RESOLVED.match(line):
+            current = _normal(found[1])
+            needs[current] = set()
+        elif current and (via := _VIA.match(line)) and via[1].strip():
+            parent = via[1].strip()
+            needs[current].add(_normal(parent) if _NAME.fullmatch(parent) else "<project>")
+    runner: set[str] = {n for n in needs if _test_runner(n, runners)}
+    changed = True
+    while changed:  # what only the runner (or what only it needs) needs
+        changed = False
+        for name, parents in needs.items():
+            if name not in runner and parents and parents <= runner:
+                runner.add(name)
+                changed = True
+    return {n for n in needs if n not in runner and n not in _BUILD_TOOL_NAMES}
+
+
+def _normal(name: str) -> str:
+    """A package name as PEP 503 compares them."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pinned_names(args: Sequence[str], repo: Path, seen: str) -> set[str]:
+    """The names pinned exactly by ``args`` and by the requirement files they name (``-r
+    FILE``, read from the checkout ``repo``, seen by the step at ``seen``; nested ``-r`` lines
+    too, once each)."""
+    names: set[str] = set()
+    files: list[str] = []
+    pending = list(args)
+    outside: list[Path] = []
+    while pending:
+        arg = pending.pop(0)
+        if arg in ("-r", "--requirement") and pending:
+            files.append(pending.pop(0))
+        elif arg.endswith(".txt") and not arg.startswith(f"{seen}/"):
+            outside.append(Path(arg))  # a requirement file of the harness's own (the pins)
+        elif arg.endswith(".txt"):
+            files.append(arg)
+        elif found := _PIN.match(arg):
+            names.add(_normal(found[1]))
+    for path in outside:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            names |= {
+                _normal(m[1]) for line in path.read_text().splitlines() if (m := _PIN.match(line))
+            }
+    read: set[str] = set()
+    while files:
+        name = files.pop(0)
+        rel = name.removeprefix(f"{seen}/").removeprefix("./")
+        if rel in read:
+            continue
+        read.add(rel)
+        try:
+            text = safefs.read_text(repo, rel, 1 << 20)
+        except (OSError, safefs.UnsafePath, UnicodeDecodeError):
+            continue
+        for line in text.splitlines():
+            words = line.split("#", 1)[0].split()
+            if words[:1] in (["-r"], ["--requirement"]) and len(words) > 1:
+                files.append(str(Path(rel).parent / words[1]))
+            elif found := _PIN.match(" ".join(words)):
+                names.add(_normal(found[1]))
+    return names
+
+
+def _shell_words(text: str) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise EnvironmentSetupError(f"install command: {exc}: {text!r}") from None
 
 
 def _checkout_error(message: str) -> EnvironmentSetupError:
@@ -194,3 +511,6 @@ def _is_file(root: Path, rel: str) -> bool:
         return stat.S_ISREG(safefs.lstat(root, rel).st_mode)
     except (safefs.UnsafePath, OSError):
         return False
+
+
+__all__ = ["BUILD_LIMITS", "Builder", "build_sandbox", "VENV"]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime
 import hashlib
 import os
 import sys
@@ -44,12 +45,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..bench.workspaces import cached_checkout, mirror_name
 from ..paths import cache_dir as default_cache_dir
 from ..paths import safe_name
+from ..primitives import hostgit, safefs
 from ..primitives.safefs import remove_tree
 from ..primitives.sandbox import Sandbox
 from .builder import Builder, build_sandbox
 from .environment import Environment
 from .interpreters import find_python
-from .layout import VENV, layer_site
+from .layout import LAYERS, VENV, layer_ext, layer_site
 from .pipsettings import pip_paths, scrubbed_environ
 from .records import failure_record, lock, read_json, remembered, write_json
 from .spec import EnvironmentSetupError, EnvSpec, spec_for
@@ -120,7 +122,9 @@ def build_environment(
     spec = spec_for(instance.repo, instance.version)
     interpreter = find_python(spec.python, repo=instance.repo, repo_version=instance.version)
     commit = instance.environment_setup_commit or instance.base_commit
-    identity = f"{spec.key()}\0{commit}\0{os.path.realpath(interpreter)}"
+    checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir, commit=commit)
+    cutoff = cutoff_date(spec, instance, checkout, commit)
+    identity = f"{spec.key()}\0{commit}\0{os.path.realpath(interpreter)}\0{cutoff}"
     digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
     name = f"{mirror_name(instance.repo)}-{safe_name(instance.version)}-{digest}"
     root = envs_root(cache_dir)
@@ -129,7 +133,7 @@ def build_environment(
     def done(status: Status, env: Environment | None = None, reason: str | None = None) -> Build:
         return Build(spec, name, status, round(time.monotonic() - start, 3), env, reason)
 
-    builder = Builder(home, spec, interpreter, build_sandbox(sandbox), timeout)
+    builder = Builder(home, spec, interpreter, build_sandbox(sandbox), timeout, cutoff)
     with lock(root, name):
         if rebuild:
             meta_file.unlink(missing_ok=True)
@@ -141,7 +145,6 @@ def build_environment(
         if meta is None:
             if (failed := read_json(failed_file)) is not None:
                 return done("failed", reason=remembered(f"environment {name}", failed))
-            checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir, commit=commit)
             try:
                 meta = builder.build(checkout, commit)
             except EnvironmentSetupError as exc:
@@ -149,8 +152,9 @@ def build_environment(
                     remove_tree(home, within=root)
                 write_json(failed_file, failure_record(exc, spec, commit))
                 return done("failed", reason=f"environment {name} failed to build: {exc}")
-            for planted in home.glob(".toolpolicy-base-*"):  # only the harness writes these
-                planted.unlink()
+            layers = home / LAYERS  # only the harness writes there: nothing the build left
+            with contextlib.suppress(OSError, safefs.UnsafePath):
+                remove_tree(layers, within=home)
             meta["build_s"] = round(time.monotonic() - start, 3)
             write_json(meta_file, meta)
             status = "built"
@@ -161,8 +165,8 @@ def build_environment(
         # setup commit: what the base commit requires beyond it comes in a layer of its own.
         base = instance.base_commit
         layer_meta, layer_failed = (
-            home / f".toolpolicy-base-{base}.json",
-            home / f".toolpolicy-base-{base}.failed.json",
+            home / LAYERS / f"{base}.json",
+            home / LAYERS / f"{base}.failed.json",
         )
         layer = read_json(layer_meta)
         if layer is None:
@@ -172,25 +176,56 @@ def build_environment(
                 )
             checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir)
             try:
-                layer = builder.top_up(checkout, base)
+                src_layout = "src" in env.repo_paths
+                layer = builder.top_up(checkout, base, commit, env.generated, src_layout)
             except EnvironmentSetupError as exc:
                 write_json(layer_failed, failure_record(exc, spec, base))
                 return done("failed", reason=f"base commit {base[:12]} of {name}: {exc}")
             write_json(layer_meta, layer)
             status = "built"
-        extra = (str(home / VENV / layer["site"]),) if layer.get("site") == layer_site(base) else ()
-        return done(status, dataclasses.replace(env, extra_paths=extra))
+        extra = (str(home / layer["site"]),) if layer.get("site") == layer_site(base) else ()
+        env = dataclasses.replace(env, extra_paths=extra)
+        compiled = layer.get("compiled")
+        if layer.get("ext") == layer_ext(base) and isinstance(compiled, list):
+            # The base commit's own compiled modules, in place of the setup commit's.
+            env = dataclasses.replace(
+                env, overlay=str(home / layer["ext"]), overlay_files=tuple(map(str, compiled))
+            )
+        return done(status, env)
 
 
 def _environment(meta: Mapping[str, Any], spec: EnvSpec, home: Path) -> Environment:
-    generated = tuple(sorted((str(k), str(v)) for k, v in meta.get("generated", {}).items()))
+    generated = meta.get("generated", [])
     return Environment(
         python=str(home / VENV / "bin" / "python"),
         repo_paths=tuple(meta["repo_paths"]),
         spec=spec,
-        generated=generated,
+        generated=tuple(str(p) for p in generated) if isinstance(generated, list) else (),
         home=str(home),
+        testbed=bool(meta.get("testbed")),
     )
+
+
+def cutoff_date(spec: EnvSpec, instance: Instance, checkout: Path, commit: str) -> str | None:
+    """The ``--exclude-newer`` date of unpinned dependencies (``spec.exclude_newer``): the day
+    after the setup commit's, or the instance's creation date, or the spec's own; None for
+    ``none``. A date only (``YYYY-MM-DD``): the same spec and commit give the same build."""
+    rule = spec.exclude_newer
+    if rule == "none":
+        return None
+    if rule == "created_at":
+        day = (instance.created_at or "")[:10]
+        return day or None
+    if rule != "setup_commit":
+        return rule
+    out = hostgit.run(
+        ["log", "-1", "--format=%cs", commit], cwd=checkout, error=EnvironmentSetupError
+    ).text.strip()
+    try:
+        when = datetime.date.fromisoformat(out)
+    except ValueError:
+        raise EnvironmentSetupError(f"the date of commit {commit}: {out!r}") from None
+    return (when + datetime.timedelta(days=1)).isoformat()
 
 
 def list_environments(cache_dir: Path | None = None) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@
 environment they need (repo, version, environment commit), and builds each once, printing one
 line per environment as it ends: built, cached or failed, the seconds it took, and why it
 failed. Exit 0 when every one is there, 1 when any failed (a broken dataset row counts too),
-2 for a dataset that cannot be read. ``list`` shows what the cache holds.
+2 for a dataset that cannot be read. ``list`` shows what the cache holds; ``status`` what it
+holds per repository, beside the coverage recorded validation runs measured (``status.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .build_table import BuildRow, disk_mib, format_rows
+from .status import add_status
 
 if TYPE_CHECKING:
     from ..bench.instance import Instance
@@ -30,11 +34,18 @@ def add_parser(sub: Any) -> None:
     build.add_argument("--sample", type=_positive, help="a seeded sample of this many instances")
     build.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     build.add_argument(
+        "--strata",
+        choices=("repo", "none"),
+        default="repo",
+        help="how the sample is drawn: an equal share per repository (default) or none",
+    )
+    build.add_argument(
         "--rebuild", action="store_true", help="rebuild even what is cached or remembered failed"
     )
     build.set_defaults(func=_build)
     listing = actions.add_parser("list", help="the environments in the cache")
     listing.set_defaults(func=_list)
+    add_status(actions)
 
 
 def _positive(text: str) -> int:
@@ -57,7 +68,12 @@ def _build(ns: argparse.Namespace) -> int:
         # The A/B's exclusion, so a seeded sample here is the one the A/B will draw.
         exclude = runnable_here(Path(ns.repos) if ns.repos else None)
         loaded = load_instances(
-            ns.dataset, ids=ns.ids, sample=ns.sample, seed=ns.seed, exclude=exclude
+            ns.dataset,
+            ids=ns.ids,
+            sample=ns.sample,
+            seed=ns.seed,
+            exclude=exclude,
+            strata=ns.strata,
         )
         sandbox = Sandbox.from_env()
     except (DatasetError, SandboxUnavailable, ValueError) as exc:
@@ -75,11 +91,13 @@ def _build(ns: argparse.Namespace) -> int:
         flush=True,
     )
     repos = Path(ns.repos) if ns.repos else None
-    failed = 0
-    for (repo, version, commit), members in groups.items():
+    rows: list[BuildRow] = []
+    for n, ((repo, version, commit), members) in enumerate(groups.items(), 1):
         what = f"{repo} {version} @ {commit[:12]} ({len(members)} instance(s))"
+        print(f"[{n}/{len(groups)}] {what} ...", flush=True)
         # Each member: the environment once, then what each base commit needs on top of it.
         statuses, seconds, name, reason = set(), 0.0, "", None
+        python, home = "", None
         rebuild = ns.rebuild
         for member in members:
             try:
@@ -92,14 +110,23 @@ def _build(ns: argparse.Namespace) -> int:
             seconds += build.seconds
             name = name or build.name
             reason = reason or build.reason
+            python = python or build.spec.python
+            if build.env is not None and build.env.home:
+                home = Path(build.env.home)
             rebuild = False  # the environment once, not once per member
-        if "failed" in statuses:
-            failed += 1
-            print(f"failed  {what} {seconds:.1f}s: {_one_line(reason)}", flush=True)
+        status = "failed" if "failed" in statuses else "built" if "built" in statuses else "cached"
+        why = _one_line(reason) if status == "failed" else ""
+        if status == "failed":
+            print(f"failed  {what} {seconds:.1f}s: {why}", flush=True)
         else:
-            status = "built" if "built" in statuses else "cached"
             print(f"{status:7} {what} {seconds:.1f}s  {name}", flush=True)
-    print(f"{len(groups) - failed} of {len(groups)} environment(s) ready")
+        size = disk_mib(home) if home is not None else None
+        rows.append(
+            BuildRow(f"{repo} {version}", commit, len(members), status, seconds, python, size, why)
+        )
+    failed = sum(r.status == "failed" for r in rows)
+    print()
+    print(format_rows(rows))
     return 1 if failed or loaded.errors else 0
 
 

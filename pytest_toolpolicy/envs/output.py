@@ -1,9 +1,9 @@
 """What the sandboxed build steps print, read as untrusted text.
 
 It is the repository's code talking (setup.py, build backends, pip run by them). A failed
-step's error leads with the one line that says why (``checked_output``); pip's dry-run report
-at an instance's base commit is checked entry by entry before its packages are installed
-(``missing_packages``); and ``PROBE``, run by the venv's interpreter at the end of the build,
+step's error leads with the one line that says why (``checked_output``); uv's dry run at an
+instance's base commit is checked line by line before its packages are installed
+(``dry_run_packages``); and ``PROBE``, run by the venv's interpreter at the end of the build,
 prints its ``sys.path`` and the editable finders' mappings, of which ``repo_paths`` keeps
 those in the checkout (``.`` or ``src``): the environment's import paths.
 """
@@ -20,6 +20,8 @@ from .layout import TMP, VENV
 from .spec import EnvironmentSetupError
 
 _DIST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+!\-]*")
+# A line of uv's ``pip install --dry-run`` report: `` + name==version``.
+_WOULD_INSTALL = re.compile(r"^ \+ (?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)==(?P<version>\S+)$")
 # Asked of the venv, in the sandbox: its sys.path, and where editable finders map packages.
 PROBE = """import ast, glob, json, os, sys, sysconfig
 mapped = []
@@ -62,34 +64,32 @@ def _cause(output: str) -> str:
     return (errors or [line for line in lines if line] or ["(no output)"])[-1]
 
 
-def missing_packages(report: bytes, project: Path) -> list[str]:
-    """``name==version`` of each package pip's dry-run report would install, the project itself
-    left out (the report is the sandbox's output: each entry is checked)."""
-    try:
-        items = json.loads(report)["install"]
-    except (ValueError, KeyError, TypeError):
-        raise EnvironmentSetupError("pip's dry run wrote no usable report") from None
+def dry_run_packages(output: str, project: Path) -> list[str]:
+    """``name==version`` of each package uv's dry run would install (its ``+ name==version``
+    lines), the project itself left out. The output is the sandbox's: each line is checked."""
     wanted = []
-    for item in items if isinstance(items, list) else []:
-        meta = item.get("metadata", {}) if isinstance(item, dict) else {}
-        name, version = str(meta.get("name", "")), str(meta.get("version", ""))
-        url = str(item.get("download_info", {}).get("url", "")) if isinstance(item, dict) else ""
-        if url.rstrip("/") == project.resolve().as_uri() or item.get("requested"):
+    own = project.name.lower().replace("_", "-")
+    for line in output.splitlines():
+        found = _WOULD_INSTALL.match(line)
+        if found is None:
             continue
-        if _DIST.fullmatch(name) and _DIST.fullmatch(version):
-            wanted.append(f"{name}=={version}")
-    return sorted(wanted)
+        name, version = found["name"], found["version"]
+        if name.lower().replace("_", "-") == own or not _DIST.fullmatch(version):
+            continue
+        wanted.append(f"{name}=={version}")
+    return sorted(set(wanted))
 
 
-def repo_paths(probe: str, home: Path) -> list[str]:
-    """The ``PROBE``'s paths that lie in the checkout ``home`` (not the venv), relative to it;
-    ``.`` (and ``src`` where the checkout has a package there) when none does."""
+def repo_paths(probe: str, seen: Path, checkout: Path) -> list[str]:
+    """The ``PROBE``'s paths that lie in the checkout (seen by the build at ``seen``: the
+    sandbox's /testbed, else the checkout's own path), relative to it; ``.`` (and ``src``
+    where the checkout has a package there) when none does."""
     try:
         data = json.loads(probe.strip().splitlines()[-1])
         paths = [*data["sys_path"], *data["mapped"]]
     except (ValueError, KeyError, TypeError, IndexError):
         raise EnvironmentSetupError(f"read sys.path: unexpected output {probe[-300:]!r}") from None
-    root = home.resolve()
+    root = Path(os.path.normpath(seen))
     found: list[str] = []
     for path in paths:
         if not isinstance(path, str) or not os.path.isabs(path):
@@ -102,6 +102,6 @@ def repo_paths(probe: str, home: Path) -> list[str]:
             found.append(rel)
     if found:
         return found
-    src = home / "src"
+    src = checkout / "src"
     has_src = src.is_dir() and any(src.glob("*/__init__.py"))
-    return [".", "src"] if has_src and not (home / "src").is_symlink() else ["."]
+    return [".", "src"] if has_src and not src.is_symlink() else ["."]

@@ -52,6 +52,26 @@ def build_environ(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
         env["PIP_CONFIG_FILE"] = user  # the sandbox's HOME is not the user's
     env.setdefault("PIP_CONSTRAINT", "/dev/null")
     env |= {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"}
+    return env | uv_settings(env)
+
+
+# pip's variables that uv has a name of its own for (uv reads no pip.conf).
+_UV_NAMES = {
+    "PIP_INDEX_URL": "UV_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL": "UV_EXTRA_INDEX_URL",
+    "PIP_FIND_LINKS": "UV_FIND_LINKS",
+    "PIP_DEFAULT_TIMEOUT": "UV_HTTP_TIMEOUT",
+}
+
+
+def uv_settings(pip_env: Mapping[str, str]) -> dict[str, str]:
+    """The same index settings for uv, which runs the installs: where pip is told to use no
+    index at all, uv is told to stay offline (its cache and the find-links directories)."""
+    env = {uv: pip_env[pip] for pip, uv in _UV_NAMES.items() if pip_env.get(pip)}
+    if "UV_FIND_LINKS" in env:
+        env["UV_FIND_LINKS"] = ",".join(env["UV_FIND_LINKS"].split())
+    if pip_env.get("PIP_NO_INDEX", "").lower() in ("1", "true", "yes", "on"):
+        env["UV_OFFLINE"] = "1"
     return env
 
 

@@ -1,9 +1,10 @@
-"""An environment's venv: made from a per-interpreter template, pinned across the build.
+"""An environment's venv: made by uv from a found interpreter, pinned across the build.
 
-The venv copies the site-packages (pip, setuptools) of a template made once per interpreter
-by ``python -m venv`` (ensurepip takes seconds each time). Both are made on the host, by
-trusted code only (``host_step``: the venv module of a found interpreter, with the scrubbed
-environment of ``pipsettings.py``); what runs the repository's code is ``builder.py``'s.
+``uv venv --seed`` makes it in a fraction of a second, with the newest pip the interpreter can
+run (Python 3.6's own venv ships pip 18.1, which ignores ``Requires-Python``; uv seeds 21.3.1).
+It is a trusted step on the host (uv and the interpreter ``interpreters.py`` found, with the
+scrubbed environment of ``pipsettings.py``); what runs the repository's code is
+``builder.py``'s, in the sandbox.
 
 The host never runs the venv's interpreter after the build (its site-packages may now hold
 code that runs at start-up): the venv's ``pyvenv.cfg`` and interpreter links are pinned
@@ -13,46 +14,28 @@ the sandbox asks it for its prefixes with ``-S``.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
-import shutil
 import subprocess
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..primitives import safefs
-from ..primitives.safefs import remove_tree
-from .interpreters import interpreter_version
 from .pipsettings import scrubbed_environ
 from .spec import EnvironmentSetupError
 
 
-def create_venv(interpreter: str, venv: Path, templates: Path) -> None:
-    """A venv with pip and setuptools, as ``python -m venv`` makes it, in a fraction of the
-    time: ensurepip's install (seconds of unpacking and compiling) is done once per interpreter
-    in a template, trusted steps only, whose site-packages each new venv copies."""
-    real = os.path.realpath(interpreter)
-    template = templates / hashlib.sha256(real.encode()).hexdigest()[:12]
-    if not (template / "pyvenv.cfg").is_file():
-        templates.mkdir(parents=True, exist_ok=True)
-        tmp = templates / f".tmp-{os.getpid()}-{time.monotonic_ns()}"
-        try:
-            host_step("create the venv", [interpreter, "-m", "venv", str(tmp)], 300)
-            with contextlib.suppress(OSError):  # lost a race: the other one is as good
-                tmp.rename(template)
-        finally:
-            with contextlib.suppress(OSError):
-                remove_tree(tmp, within=templates)
-    host_step("create the venv", [interpreter, "-m", "venv", "--without-pip", str(venv)], 300)
-    for site in template.glob("lib/python*/site-packages"):
-        shutil.copytree(site, venv / site.relative_to(template), symlinks=True, dirs_exist_ok=True)
-    version = interpreter_version(real) or ""
-    for name in ("pip", "pip3", f"pip{version}"):  # the template's scripts name its own path
-        script = venv / "bin" / name
-        script.write_text('#!/bin/sh\nexec "$(dirname "$0")/python" -m pip "$@"\n')
-        script.chmod(0o755)
+def uv_binary() -> str:
+    """The uv of this installation (the ``uv`` package's binary)."""
+    from uv import find_uv_bin
+
+    return str(find_uv_bin())
+
+
+def create_venv(interpreter: str, venv: Path) -> None:
+    """A venv with pip (and, before Python 3.12, setuptools and wheel), as ``uv venv --seed``
+    makes it for ``interpreter``."""
+    argv = [uv_binary(), "venv", "--quiet", "--seed", "--python", interpreter, str(venv)]
+    host_step("create the venv", argv, 300)
 
 
 def pin_venv(venv: Path) -> dict[str, tuple[str, str]]:

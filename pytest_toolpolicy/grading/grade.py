@@ -43,8 +43,11 @@ from ..envs.cache import Environment, EnvironmentSetupError, environment_for
 from ..envs.importable import installed_modules
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
+from .directives import grading_directives
 from .infra import needs_network, shared_setup_error
+from .logrun import run_logged
 from .outcomes import TestOutcome
+from .parsers import LOG_PARSERS
 from .run import Broken, Infra, Tampered, run_tests
 from .testids import PYTEST_PARSERS, path_of
 from .tree import TreeError, grading_tree
@@ -148,8 +151,8 @@ def _grade_snapshot(
     parser = parser or _parser_of(env)
     ids = list(dict.fromkeys([*instance.FAIL_TO_PASS, *instance.PASS_TO_PASS]))
     missing: dict[str, TestOutcome] = dict.fromkeys(ids, "missing")
-    if parser not in PYTEST_PARSERS:
-        why = f"log parser {parser!r} does not read pytest's output; grading runs pytest"
+    if parser not in PYTEST_PARSERS and parser not in LOG_PARSERS:
+        why = f"log parser {parser!r} is not one grading knows"
         return _result(instance, "infra_error", missing, why, start)
     python = env.python if env is not None else sys.executable
     try:
@@ -161,12 +164,14 @@ def _grade_snapshot(
             ids,
             repo_paths=env.repo_paths if env is not None else (),
             installed=installed_modules(python),
+            runner_files=env.spec.runner_files if env is not None and env.spec else (),
         )
     except TreeError as exc:
         why = f"test_patch does not apply: {exc}"
         return _result(instance, "infra_error", missing, why, start)
     known = tree.base_files | tree.test_patch_files
-    junk = [i for i in ids if path_of(i) not in known]
+    # Ids naming no file: pytest-run ids only (django's and sympy's never name one).
+    junk = [i for i in ids if path_of(i) not in known] if parser in PYTEST_PARSERS else []
     judge = _Judge(workspace, instance, sandbox, env, timeout, parser, ids, junk)
     verdict = judge(tree.commit, tree.files, set(tree.changed) | tree.test_patch_files)
     if verdict.status == "infra_error" and tree.commit_tree != tree.control_tree:
@@ -214,6 +219,8 @@ class _Judge:
     junk: list[str]
 
     def __call__(self, commit: str, files_in: frozenset[str], touched: set[str]) -> _Verdict:
+        if self.parser not in PYTEST_PARSERS:
+            return self._logged(commit, touched)
         junk, instance = self.junk, self.instance
         tests: dict[str, TestOutcome] = dict.fromkeys(self.ids, "missing")
         notes = [f"left out of the verdict, naming no test file: {_listing(junk)}"] if junk else []
@@ -250,6 +257,34 @@ class _Judge:
             tests.update({i: "failed" for i in graded if path_of(i) in files})
             return _Verdict("unresolved", _join([why, *notes]), tests, junk)
         return _verdict(instance, graded, tests, outcome.run, touched, junk, notes)
+
+    def _logged(self, commit: str, touched: set[str]) -> _Verdict:
+        """A repository whose own runner reports the tests (django, sympy): its ``test_cmd``
+        over the instance's directives, its log read by SWE-bench's parser for it."""
+        tests: dict[str, TestOutcome] = dict.fromkeys(self.ids, "missing")
+        spec = self.env.spec if self.env is not None else None
+        directives = grading_directives(self.parser, self.ids, self.instance.test_patch)
+        if spec is None or not directives:
+            why = "no test command" if spec is None else "test_patch names no test to run"
+            return _Verdict("infra_error", f"cannot run {self.parser}'s runner: {why}", tests)
+        assert self.env is not None
+        self.workspace.restore(commit, ignored=True)
+        self.env.seed(self.workspace.root)
+        try:
+            outcome = run_logged(
+                self.workspace.root, spec.test_cmd, directives, self.ids, self.parser,
+                self.sandbox, self.env, self.timeout, touched,
+            )  # fmt: skip
+        except Infra as exc:
+            return _Verdict("infra_error", str(exc), tests)
+        except Broken as exc:
+            return _Verdict("unresolved", str(exc), dict.fromkeys(self.ids, "error"))
+        if outcome.tests is None:
+            why = f"timed out after {self.timeout:g}s"
+            return _Verdict("unresolved", why, dict.fromkeys(self.ids, "failed"))
+        bad = [f"{i} {outcome.tests[i]}" for i in self.ids if outcome.tests[i] != "passed"]
+        summary = "; ".join(bad[:5]) + (f"; ... {len(bad) - 5} more" if len(bad) > 5 else "")
+        return _Verdict("unresolved" if bad else "resolved", summary or None, outcome.tests)
 
 
 def _verdict(

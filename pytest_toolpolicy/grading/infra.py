@@ -6,7 +6,8 @@ a verdict on the patch:
 - pytest could not start, or a test module failed to collect, and the output names no file
   the patch or ``test_patch`` touched (nor its module) — or it names one, but what is missing
   is a top-level module the patch did not add or remove (the package itself or a dependency is
-  not importable: the environment's doing whichever file imports it);
+  not importable: the environment's doing whichever file imports it), a name of an installed
+  package outside the workspace, or a compiled module the loader cannot link;
 - every listed test errors at setup with one and the same crash (a broken conftest fixture,
   a fixture a plugin that is not installed should provide), and no traceback names a touched
   file;
@@ -29,6 +30,15 @@ from collections.abc import Collection, Mapping, Sequence
 from .outcomes import Failure, TestOutcome, error_lines
 
 _MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+# Python 3.8+: "cannot import name 'x' from 'pkg.mod' (/path/to/pkg/mod.py)".
+_CANNOT_IMPORT = re.compile(r"ImportError: cannot import name '\w+' from '([\w.]+)' \((/[^)]*)\)")
+# A compiled module the dynamic loader refuses: built for another tree, interpreter or library.
+_LINKER = (
+    "cannot open shared object file",
+    "undefined symbol",
+    "wrong ELF class",
+    "invalid ELF header",
+)
 _FIXTURE_LOOKUP = re.compile(r"^fixture '[^']+' not found$")
 _LOCATION = re.compile(r"^(\S.*?):(\d+)(?:: .*)?$")
 # Never a local matter: no name resolves and no route leads out of the sandbox.
@@ -55,15 +65,27 @@ _CONNECT = (
 _LOOPBACK = re.compile(r"localhost|127\.\d+\.\d+\.\d+|'::1'|\[::1\]")
 
 
-def blames_patch(text: str, touched: Collection[str]) -> bool:
+def blames_patch(text: str, touched: Collection[str], roots: Sequence[str] = ()) -> bool:
     """Whether pytest's ``text`` (a traceback, a collection error, its output) puts a failure
-    on the files in ``touched`` rather than on the environment."""
+    on the files in ``touched`` rather than on the environment. ``roots``: where the run saw
+    the workspace; a name that cannot be imported from a module outside them (an installed
+    package: ``cannot import name 'x' from 'docutils.utils' (/venv/...)``) is the
+    environment's, as is a compiled module the loader cannot link."""
+    if any(sign in text for sign in _LINKER):
+        return False
+    named = _CANNOT_IMPORT.search(text)
+    if named and roots and not any(_below(named[2], r) for r in roots if r):
+        return False
     modules = {f.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for f in touched}
     modules |= {m.removeprefix("src.") for m in modules}
     missing = _MISSING_MODULE.search(text)
     if missing and "." not in missing.group(1):
         return missing.group(1) in modules
     return any(f in text for f in touched) or any(m in text for m in modules if m)
+
+
+def _below(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def needs_network(failure: Failure) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import limits
 from ..envs.environment import Environment
+from ..envs.layout import TESTBED
 from ..primitives.sandbox import Sandbox
 from .infra import blames_patch
 from .records import RecordError, TestRun, read_records
@@ -64,7 +65,7 @@ def run_tests(
             shutil.copyfile(_HERE / source, gdir / name)
         argv = [env.python, str(gdir / "launch.py"), "-p", "no:toolpolicy", "-q"]
         argv += ["--continue-on-collection-errors", *files]
-        result = sandbox.run(
+        result = env.sandbox(sandbox, root).run(
             argv,
             cwd=root,
             writable=root,
@@ -72,7 +73,6 @@ def run_tests(
             timeout=timeout,
             merge_stderr=True,
             python=env.python,
-            env=env.sandbox_env(root),
             ro_binds=(str(gdir),),
             channel=limits.current().read_bytes,
         )
@@ -98,11 +98,11 @@ def run_tests(
             # Tests had started: the run died in one of them, which an environment that
             # cannot run the tests never gets to.
             raise Broken(f"the test run ended in {run.last_started} before finishing: {tail}")
-        if blames_patch(output, touched):
+        if blames_patch(output, touched, (str(root), TESTBED)):
             raise Broken(why)
         raise Infra(why)
     for path, text in run.collection_errors:
-        if not blames_patch(text, touched):
+        if not blames_patch(text, touched, (str(root), TESTBED)):
             last = [line for line in text.splitlines() if line.startswith("E ")][-1:]
             raise Infra(
                 f"collection error in {path} unrelated to the patch: "

@@ -6,8 +6,9 @@ that matches no test is simply not run (reported "missing"), where pytest itself
 whole session with a usage error. A collected test matches a listed id by its node id, by its
 node id relative to the invocation directory (the workspace root: how instances spell them,
 whatever rootdir pytest picked), or by the SWE-bench id of the latter (``testids.py``: cut at
-the first space, a path parameter shortened for the ``pytest_options`` parser); several tests
-may match one id (``t.py::test[a b]`` and ``t.py::test[a c]`` are both ``t.py::test[a``).
+the first space, a path parameter shortened for the ``pytest_options`` parser, MouseButton
+names as numbers for ``matplotlib``'s); several tests may match one id (``t.py::test[a b]``
+and ``t.py::test[a c]`` are both ``t.py::test[a``).
 
 What it saw goes to the host as JSON lines on a pipe (``records.py`` reads them): each
 test's start (so that a hung test can be named after the process is killed), the count of
@@ -45,6 +46,7 @@ _KEPT = {}  # type: dict[str, list[str]]
 _STATE = {}  # type: dict[str, object]
 _COLOUR = re.compile(r"\[(\d+)m")
 _CONTROL = str.maketrans("", "", "".join(chr(c) for c in range(1, 32)))
+_MOUSE_BUTTONS = (("MouseButton.LEFT", "1"), ("MouseButton.RIGHT", "3"))
 
 
 def _send(record: "dict[str, object]") -> None:
@@ -57,6 +59,9 @@ def swebench_id(nodeid: str, parser: str) -> str:
     """A copy of ``testids.swebench_id`` (the package is not importable in the sandbox)."""
     if parser == "pytest_v2":
         nodeid = _COLOUR.sub("", nodeid).translate(_CONTROL)
+    elif parser == "matplotlib":
+        for name, value in _MOUSE_BUTTONS:
+            nodeid = nodeid.replace(name, value)
     tokens = nodeid.split()
     test = tokens[0] if tokens else ""
     if parser == "pytest_options":
@@ -95,7 +100,8 @@ def pytest_collection_modifyitems(config: "pytest.Config", items: "list[pytest.I
     start = _invocation_dir(config)
     keep, drop = [], []
     for item in items:
-        asked = _asked_id(item, start)
+        # pytest before 4 puts an instance's "()" in a class's test ids; listed ids lack it
+        asked = _asked_id(item, start).replace("::()::", "::")
         matched = [item.nodeid, asked, swebench_id(asked, _PARSER)]
         listed = [i for i in dict.fromkeys(matched) if i in _WANTED]
         if listed:

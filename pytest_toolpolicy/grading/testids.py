@@ -1,18 +1,23 @@
 """Test ids as SWE-bench spells them, so that a listed id finds the test it names.
 
 SWE-bench does not read junit. Its harness runs ``pytest -rA <test files>`` from the repository
-root and parses the short test summary (``swebench/harness/log_parsers/python.py``): each line
-that starts with a status (PASSED, FAILED, SKIPPED, ERROR, XFAIL) is split on whitespace and
-its second token is the test id (FAILED lines first have " - ", the separator before the crash
-message, replaced by " "; that never changes the second token). The summary prints each node
-id relative to the invocation directory. So an instance's listed ids are node ids except that:
+root and parses the short test summary (``swebench/harness/log_parsers/python.py``, whose
+semantics ``parsers.py`` carries): each line that starts with a status (PASSED, FAILED,
+SKIPPED, ERROR, XFAIL) is split on whitespace and its second token is the test id (FAILED
+lines first have " - ", the separator before the crash message, replaced by " "; that never
+changes the second token of a summary line). The summary prints each node id relative to the
+invocation directory. So an instance's listed ids are node ids except that:
 
-- an id is cut at its first whitespace: ``t.py::test[a b]`` is listed as ``t.py::test[a``;
-- ``parse_log_pytest_options`` (psf/requests, pylint, pydicom) rewrites a bracketed part that
-  starts with "/" (not "//", and without "*") to "/" and its last path component, so ids do not
+- an id is cut at its first whitespace: ``t.py::test[a b]`` is listed as ``t.py::test[a``
+  (every parser; ``seaborn``'s reads its PASSED and FAILED lines alike);
+- ``pytest_options`` (psf/requests, pylint, pydicom) rewrites a bracketed part that starts
+  with "/" (not "//", and without "*") to "/" and its last path component, so ids do not
   depend on a machine's temporary paths: ``t.py::test[/tmp/x/y.txt]`` -> ``t.py::test[/y.txt]``;
-- ``parse_log_pytest_v2`` (astropy, scikit-learn, sphinx) first strips terminal colour codes
-  (``[31m``) and control characters from the line, ids included.
+- ``pytest_v2`` (astropy, scikit-learn, sphinx) first strips terminal colour codes (``[31m``)
+  and control characters from the line, ids included;
+- ``matplotlib`` first replaces "MouseButton.LEFT" by "1" and "MouseButton.RIGHT" by "3" in
+  the line: the parameter ids of matplotlib's ``MouseButton`` (an ``IntEnum``) are its
+  ``str()``, "MouseButton.LEFT" before Python 3.11 and "1" since, and the listed ids use "1".
 
 Some listed ids name no test at all: a skipped test is folded into ``SKIPPED [2] t.py:10:
 reason`` (token "[2]"), and a captured inner pytest run with wrapped progress lines yields
@@ -28,9 +33,11 @@ from __future__ import annotations
 
 import re
 
-PYTEST_PARSERS = ("pytest", "pytest_v2", "pytest_options")
+# The parsers that read pytest's output (django's and sympy's read their own runners').
+PYTEST_PARSERS = ("pytest", "pytest_v2", "pytest_options", "matplotlib", "seaborn")
 _COLOUR = re.compile(r"\[(\d+)m")
 _CONTROL = str.maketrans("", "", "".join(chr(c) for c in range(1, 32)))
+_MOUSE_BUTTONS = (("MouseButton.LEFT", "1"), ("MouseButton.RIGHT", "3"))
 
 
 def swebench_id(nodeid: str, parser: str = "pytest") -> str:
@@ -39,19 +46,33 @@ def swebench_id(nodeid: str, parser: str = "pytest") -> str:
     not read pytest's output (django's, sympy's)."""
     if parser not in PYTEST_PARSERS:
         raise ValueError(f"log parser {parser!r} is not one of {', '.join(PYTEST_PARSERS)}")
-    if parser == "pytest_v2":
-        nodeid = _COLOUR.sub("", nodeid).translate(_CONTROL)
-    tokens = nodeid.split()
+    tokens = clean_line(nodeid, parser).split()
     test = tokens[0] if tokens else ""
-    if parser == "pytest_options":
-        # What SWE-bench's ``(.*?)\[(.*)\]`` finds, without its regex (cubic on many "["):
-        # the text before the first "[" and between it and the last "]".
-        first, last = test.find("["), test.rfind("]")
-        if 0 <= first < last:
-            main, option = test[:first], test[first + 1 : last]
-            if option.startswith("/") and not option.startswith("//") and "*" not in option:
-                option = "/" + option.split("/")[-1]
-            test = f"{main}[{option}]"
+    return shorten_option(test) if parser == "pytest_options" else test
+
+
+def clean_line(line: str, parser: str) -> str:
+    """A line of output as ``parser`` reads it before looking for a status: colour codes and
+    control characters gone (``pytest_v2``), MouseButton ids renamed (``matplotlib``)."""
+    if parser == "pytest_v2":
+        return _COLOUR.sub("", line).translate(_CONTROL)
+    if parser == "matplotlib":
+        for name, value in _MOUSE_BUTTONS:
+            line = line.replace(name, value)
+    return line
+
+
+def shorten_option(test: str) -> str:
+    """``pytest_options``' reading of a test id: a bracketed path shortened to its last part.
+
+    What SWE-bench's ``(.*?)\\[(.*)\\]`` finds, without its regex (cubic on many "["): the
+    text before the first "[" and between it and the last "]"."""
+    first, last = test.find("["), test.rfind("]")
+    if 0 <= first < last:
+        main, option = test[:first], test[first + 1 : last]
+        if option.startswith("/") and not option.startswith("//") and "*" not in option:
+            option = "/" + option.split("/")[-1]
+        test = f"{main}[{option}]"
     return test
 
 

@@ -59,6 +59,7 @@ def grading_tree(
     *,
     repo_paths: Sequence[str],
     installed: Collection[str],
+    runner_files: Collection[str] = (),
 ) -> GradingTree:
     """The tree to grade the ``snapshot`` (a commit) of ``workspace`` in (see the module)."""
     base_files = _files(workspace, base)
@@ -67,7 +68,8 @@ def grading_tree(
     # the tests were visible), not against the base commit.
     changed = tuple(workspace.changed_between(workspace.base, snapshot))
     tp_files = patch_files(test_patch)
-    tests = {path_of(i) for i in ids} | tp_files
+    # The listed tests' files, the files test_patch touches, and the test runner's own.
+    tests = {path_of(i) for i in ids} | tp_files | set(runner_files)
     roots = ["", *repo_paths, *_test_roots(tests, now_files | base_files)]
 
     def read(commit: str, files: frozenset[str]) -> Callable[[str], bytes | None]:

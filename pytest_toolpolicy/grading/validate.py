@@ -1,21 +1,32 @@
 """Validation of a benchmark: each instance's gold patch must resolve it and an empty patch
 must not; an under-specified instance is not graded for resolution, but its PASS_TO_PASS tests
-must pass at the base commit."""
+must pass at the base commit.
+
+Each row says which of three it is — validated, an infra_error (the instance cannot be judged
+here: the environment, the network, the harness) or failed (it ran, and gold did not resolve
+or the empty patch did) — with a short cause (``causes.py``), which ``coverage.py`` counts per
+repository. Rows are appended to a JSON Lines file as each finishes, so an interrupted run
+keeps what it had.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..primitives.sandbox import Sandbox
+from .causes import cause_of
 from .grade import GradeResult, grade_patch
 
 if TYPE_CHECKING:
     from ..bench.instance import Instance
+
+
+Category = Literal["validated", "infra_error", "failed"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +37,9 @@ class ValidationRow:
     ok: bool
     verdict: str
     seconds: float
+    repo: str = ""
+    category: Category = "failed"
+    cause: str = ""  # "" when validated
 
 
 def validate_instance(
@@ -42,7 +56,15 @@ def validate_instance(
     if instance.underspecified:
         ok, verdict = _passes_at_base(instance, empty)
         # No FAIL_TO_PASS to judge: the empty patch only shows PASS_TO_PASS holds at base.
-        return _row(instance, "-", "p2p ok" if ok else "p2p failing", ok, verdict, start)
+        category: Category
+        if ok:
+            category, cause = "validated", ""
+        elif empty.status == "infra_error":
+            category, cause = "infra_error", cause_of(empty.status, empty.reason)
+        else:
+            category, cause = "failed", "PASS_TO_PASS failing at base"
+        empty_shown = "p2p ok" if ok else "p2p failing"
+        return _row(instance, "-", empty_shown, verdict, start, category, cause)
     gold = grade_patch(instance, instance.patch, **kw)  # type: ignore[arg-type]
     problems = []
     if gold.status != "resolved":
@@ -50,7 +72,16 @@ def validate_instance(
     if empty.status != "unresolved":
         problems.append(f"empty {empty.status}" + (f": {empty.reason}" if empty.reason else ""))
     verdict = "; ".join(problems) or "ok"
-    return _row(instance, gold.status, empty.status, not problems, verdict, start)
+    infra = next((g for g in (gold, empty) if g.status == "infra_error"), None)
+    if not problems:
+        category, cause = "validated", ""
+    elif infra is not None:
+        category, cause = "infra_error", cause_of(infra.status, infra.reason)
+    elif gold.status != "resolved":
+        category, cause = "failed", "gold: " + cause_of(gold.status, gold.reason)
+    else:
+        category, cause = "failed", f"empty {empty.status}"
+    return _row(instance, gold.status, empty.status, verdict, start, category, cause)
 
 
 def _passes_at_base(instance: Instance, empty: GradeResult) -> tuple[bool, str]:
@@ -64,10 +95,19 @@ def _passes_at_base(instance: Instance, empty: GradeResult) -> tuple[bool, str]:
 
 
 def _row(
-    instance: Instance, gold: str, empty: str, ok: bool, verdict: str, start: float
+    instance: Instance,
+    gold: str,
+    empty: str,
+    verdict: str,
+    start: float,
+    category: Category,
+    cause: str,
 ) -> ValidationRow:
     seconds = round(time.monotonic() - start, 2)
-    return ValidationRow(instance.instance_id, gold, empty, ok, verdict, seconds)
+    ok = category == "validated"
+    return ValidationRow(
+        instance.instance_id, gold, empty, ok, verdict, seconds, instance.repo, category, cause
+    )
 
 
 def validate(
@@ -78,8 +118,10 @@ def validate(
     repos: Path | None = None,
     cache_dir: Path | None = None,
     timeout: float = 300.0,
+    on_row: Callable[[ValidationRow], object] | None = None,
 ) -> list[ValidationRow]:
-    """Rows in the order of ``instances``; an unexpected exception in one becomes its row."""
+    """Rows in the order of ``instances``; an unexpected exception in one becomes its row.
+    ``on_row`` is called with each row as it finishes (from the worker's thread)."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     if not 0 < timeout < float("inf"):
@@ -88,11 +130,15 @@ def validate(
     def one(instance: Instance) -> ValidationRow:
         start = time.monotonic()
         try:
-            return validate_instance(
+            row = validate_instance(
                 instance, sandbox=sandbox, repos=repos, cache_dir=cache_dir, timeout=timeout
             )
         except Exception as exc:  # a harness fault in one instance must not sink the rest
-            return _row(instance, "?", "?", False, f"{type(exc).__name__}: {exc}", start)
+            why = f"{type(exc).__name__}: {exc}"
+            row = _row(instance, "?", "?", why, start, "infra_error", cause_of("?", why))
+        if on_row is not None:
+            on_row(row)
+        return row
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(one, instances))

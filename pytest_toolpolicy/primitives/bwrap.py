@@ -44,9 +44,15 @@ def bwrap_argv(
     limits: SandboxLimits,
     network: bool = False,
     ro_binds: Sequence[str] = (),
+    mount: str | None = None,
+    ro_mounts: Sequence[tuple[str, str]] = (),
+    rw_mounts: Sequence[tuple[str, str]] = (),
 ) -> list[str]:
     """``network``: the host's network namespace, with what resolving names and TLS need;
-    ``ro_binds``: more host paths visible read-only (over the writable directory too)."""
+    ``ro_binds``: more host paths visible read-only (over the writable directory too);
+    ``mount``: where the writable directory is seen (and ``cwd`` with it), else at its own
+    path; ``ro_mounts``: (host path, where it is seen) pairs, read-only; ``rw_mounts``: such
+    pairs writable (each below the writable directory), ``cwd`` following the one it is in."""
     args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     args += ["--hostname", "sandbox"]
     if network:
@@ -64,12 +70,21 @@ def bwrap_argv(
     # After the tmpfs, so an interpreter or workspace that lives under /tmp is still visible.
     for prefix in python_prefixes(python):
         args += ["--ro-bind", prefix, prefix]
-    if writable:
-        args += ["--bind", str(writable), str(writable)]
+    seen = mount or (str(writable) if writable else None)
+    if writable and seen:
+        args += ["--bind", str(writable), seen]
         if (writable / ".git").is_dir():  # checkpoints and the base commit are the harness's
-            args += ["--ro-bind", str(writable / ".git"), str(writable / ".git")]
+            args += ["--ro-bind", str(writable / ".git"), f"{seen}/.git"]
+        if mount and cwd.is_relative_to(writable):
+            cwd = Path(mount) / cwd.relative_to(writable)
     for path in ro_binds:
         args += ["--ro-bind", path, path]
+    for host, target in ro_mounts:
+        args += ["--ro-bind", host, target]
+    for host, target in rw_mounts:
+        args += ["--bind", host, target]
+        if cwd.is_relative_to(host):
+            cwd = Path(target) / cwd.relative_to(host)
     # The root is bwrap's own tmpfs holding only mount points: read-only, nothing lands there.
     args += ["--remount-ro", "/", "--chdir", str(cwd), "--clearenv"]
     for key, value in env.items():

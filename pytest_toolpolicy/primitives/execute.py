@@ -9,6 +9,7 @@ real repository the code imports the workspace's package as grading does: ``env`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from .bwrap import resolve_python
 from .envelope import Envelope, fail, ok
@@ -27,6 +28,7 @@ def execute(
     python: str | None = None,
     env: Mapping[str, str] | None = None,
     readable: Sequence[str] = (),
+    view: Path | None = None,
 ) -> Envelope:
     if not isinstance(code, str):
         return fail(f"invalid arg: code (expected str, got {type(code).__name__})")
@@ -47,6 +49,7 @@ def execute(
         python=python,
         env=env,
         ro_binds=readable,
+        view=view,
     )
     return ok(
         {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 from .bwrap import python_prefixes, resolve_python
@@ -36,8 +37,13 @@ def run_test(
     timeout: int = 120,
     python: str | None = None,
     env: dict[str, str] | None = None,
+    runner: Callable[[str], str | None] | None = None,
 ) -> Envelope:
     """Run ``target`` in the workspace ``root`` and report how it ended.
+
+    ``runner``: the repository's own test runner, where its tests have one: the command
+    running ``target`` when it is written in that repository's test-id convention (django's
+    ``test_name (module.Class)``), None otherwise; such a target runs as that command.
 
     ``target`` is run as pytest node ids iff every whitespace-separated token (a ``[...]``
     parameter suffix may contain spaces) has the form ``PATH`` or ``PATH::NAME[::NAME...]`` where
@@ -60,7 +66,11 @@ def run_test(
     python = resolve_python(python)
     tokens = target_tokens(target)
     whole = _squeeze("".join(tokens)) == _squeeze(target)  # no stray "[" was skipped
-    if whole and all(_is_node_id(root, token) for token in tokens):
+    own = runner(target) if runner is not None else None
+    if own is not None:
+        mode, error = "runner", None
+        argv = ["/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh", "-c", own]
+    elif whole and all(_is_node_id(root, token) for token in tokens):
         mode, error = "pytest", _check_node_ids(root, tokens)
         argv = [python, "-m", "pytest", *_PYTEST_FLAGS, *tokens]
     else:
@@ -83,6 +93,7 @@ def run_test(
     data = {
         "target": target,
         "mode": mode,
+        **({"command": argv[-1]} if mode == "runner" else {}),
         "passed": result.exit_code == 0,
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,

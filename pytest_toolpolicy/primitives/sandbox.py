@@ -12,6 +12,7 @@ workspace bound and tree kill, but the process sees the host filesystem and netw
 from __future__ import annotations
 
 import contextlib
+import copy as copy_module
 import os
 import shutil
 import signal
@@ -21,7 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from .. import limits as host_limits
 from .bwrap import SANDBOX_HOME, SandboxLimits, bwrap_argv, probe_bwrap, resolve_python
@@ -81,6 +82,15 @@ class Sandbox:
         elif why := probe_bwrap(self.bwrap):
             raise SandboxUnavailable(why)
         self._prlimit = shutil.which("prlimit")
+        self._defaults: dict[str, Any] = {}
+
+    def bound(self, **defaults: Any) -> Sandbox:
+        """This sandbox with ``run`` defaults of its own (``mount``, ``ro_mounts``, ``env``…),
+        given to every call that names a ``writable`` directory: the one object a toolbox and
+        grading hand around, so each run of an environment's tests sees it alike."""
+        copy = copy_module.copy(self)
+        copy._defaults = {**self._defaults, **defaults}
+        return copy
 
     @classmethod
     def from_env(
@@ -125,6 +135,11 @@ class Sandbox:
         network: bool = False,
         ro_binds: Sequence[str] = (),
         channel: int = 0,
+        mount: str | None = None,
+        ro_mounts: Sequence[tuple[str, str]] = (),
+        rw_mounts: Sequence[tuple[str, str]] = (),
+        disk_bytes: int | None = None,
+        view: Path | None = None,
     ) -> RunResult:
         """Run ``argv`` with ``cwd`` (inside ``writable``; default ``writable``, else a private
         temporary directory) and return what it printed and how it ended. ``env``: variables the
@@ -136,7 +151,27 @@ class Sandbox:
         run inherits as the descriptor named by ``TOOLPOLICY_CHANNEL_FD``: what reaches the
         host there is ``RunResult.channel``. No file the run can see carries it; a program that
         takes the descriptor over and closes it for its children (the grading plugin does) is
-        the only writer."""
+        the only writer.
+
+        Defaults given to ``bound`` apply where the call names a ``writable`` directory, or a
+        ``view``: a directory the run may read, seen where the bound ``mount`` would put a
+        writable one (``env`` merged under the call's own).
+
+        ``mount``: where the run sees ``writable`` (bwrap mode; ``cwd`` moves with it), e.g. an
+        environment's ``/testbed``, whose editable install points there; ``ro_mounts``: more
+        (host path, where it is seen) pairs, read-only. Degraded mode has no mount namespace,
+        so it sees paths as they are on the host. ``rw_mounts``: (host path below ``writable``,
+        where it is seen) pairs, writable, ``cwd`` moving with the one it is in. ``disk_bytes``: the bound of ``writable``
+        (default ``limits.workspace_mb``; an environment build has its own)."""
+        if (writable is not None or view is not None) and self._defaults:
+            given = self._defaults
+            env = {**given.get("env", {}), **(env or {})}
+            mount = mount or given.get("mount")
+            ro_mounts = (*given.get("ro_mounts", ()), *ro_mounts)
+            ro_binds = (*given.get("ro_binds", ()), *ro_binds)
+        if view is not None and writable is None:
+            seen = mount if self.mode == "bwrap" and mount else str(view)
+            ro_mounts = (*ro_mounts, (str(view), seen))
         python = resolve_python(python)
         writable = writable.resolve() if writable else None
         if writable and not writable.is_dir():
@@ -147,7 +182,7 @@ class Sandbox:
         home = scratch or Path(SANDBOX_HOME)
         cwd = cwd.resolve() if cwd else writable or home
         env = {**sandbox_env(python, str(home)), **(env or {})}
-        bound = host_limits.current().workspace_bytes if writable else 0
+        bound = (disk_bytes or host_limits.current().workspace_bytes) if writable else 0
         pipe = os.pipe() if channel else None
         if pipe:
             env["TOOLPOLICY_CHANNEL_FD"] = str(pipe[1])
@@ -167,6 +202,9 @@ class Sandbox:
                     self.limits,
                     network=network,
                     ro_binds=ro_binds,
+                    mount=mount,
+                    ro_mounts=ro_mounts,
+                    rw_mounts=rw_mounts,
                 )
                 cwd = Path("/")  # the wrapper's own cwd on the host; bwrap --chdir does the rest
             notes = [*self.notes, *cgroups.notes]

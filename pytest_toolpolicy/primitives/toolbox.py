@@ -10,6 +10,7 @@ the reason; the model never reads it as a tool result.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,8 @@ class Toolbox:
         code_search: CodeSearch | None = None,
         workspace: Workspace | None = None,
         sandbox_env: dict[str, str] | None = None,
+        package_view: bool = False,
+        runner: Callable[[str], str | None] | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
@@ -51,6 +54,10 @@ class Toolbox:
         # Added to the environment of sandboxed test runs (e.g. no pytest plugin autoloading for
         # a project that needs none: the harness's own plugins cost ~1 s a run).
         self.sandbox_env = sandbox_env
+        # ``execute`` sees the workspace read-only, where the environment's package points.
+        self.package_view = package_view
+        # The repository's own test runner for targets in its id convention (``run_test``).
+        self.runner = runner
 
     @property
     def sandbox(self) -> Sandbox:
@@ -102,7 +109,9 @@ class Toolbox:
     def run_test(self, target: str, timeout: int = 120) -> Envelope:
         from .run_test import run_test
 
-        envelope = run_test(self.root, self.sandbox, target, timeout, self.python, self.sandbox_env)
+        envelope = run_test(
+            self.root, self.sandbox, target, timeout, self.python, self.sandbox_env, self.runner
+        )
         # The run had the workspace writable: it may have added, changed, removed or replaced
         # any file (by a link, a FIFO...). The index follows before anything reads it again.
         self.index.refresh()
@@ -111,7 +120,8 @@ class Toolbox:
     def execute(self, code: str, timeout: int = 10) -> Envelope:
         from .execute import execute
 
-        # A real repository's package is importable, read-only, as in grading and run_test.
+        # A real repository's package is importable, read-only, as in grading and run_test:
+        # the workspace is seen where its environment's install looks for it.
         env = self.sandbox_env or {}
-        readable = (str(self.root),) if "PYTHONPATH" in env else ()
-        return execute(self.sandbox, code, timeout, self.python, env, readable)
+        view = self.root if self.package_view else None
+        return execute(self.sandbox, code, timeout, self.python, env, view=view)

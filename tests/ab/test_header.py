@@ -34,3 +34,24 @@ def test_the_header_lists_the_load_errors_naming_instance_and_field() -> None:
     lines = header_lines({**BASE, "n_instances": 1, "n_underspecified": 0, "load_errors": errors})
     at = lines.index("instances that could not be loaded: 7 (not run)")
     assert lines[at + 1 : at + 7] == [f"  {e}" for e in errors[:5]] + ["  ... and 2 more"]
+
+
+def test_the_header_names_the_repositories_and_groups_exclusions_by_reason() -> None:
+    excluded = [
+        f"django__django-{n}: no mirror of django/django at m/django__django" for n in range(231)
+    ]
+    excluded += ["sympy__sympy-1: no environment spec for sympy/sympy 0.7", "x__y-1: odd"]
+    meta = {**BASE, "n_instances": 20, "n_underspecified": 0, "excluded": excluded}
+    meta |= {
+        "repositories": "4 repositories: a/a 5, b/b 5, c/c 5, d/d 5",
+        "sampling": ["sample of 20 of 88, seed 0, stratified by repository", "sample: 4 repo..."],
+    }
+    lines = header_lines(meta)
+    assert (
+        "measured: 4 repositories: a/a 5, b/b 5, c/c 5, d/d 5 "
+        "(sample of 20 of 88, seed 0, stratified by repository)"
+    ) in lines
+    assert (
+        "excluded (cannot run here): 233: no mirror of django/django at m/django__django ×231; "
+        "no environment spec for sympy/sympy 0.7 ×1; odd ×1"
+    ) in lines

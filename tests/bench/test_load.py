@@ -156,7 +156,16 @@ def test_a_seeded_sample_is_stable_sorted_and_depends_on_the_seed() -> None:
 def test_a_sample_larger_than_the_data_takes_all_with_a_note() -> None:
     result = load_instances(str(FULL), sample=10)
     assert len(result.instances) == 3
-    assert result.notes == ("sample of 10 asked, 3 available: using all",)
+    assert result.notes == (
+        "sample of 10 asked, 3 available: using all",
+        "sample: 2 repositories: pallets/flask 1, psf/requests 2",
+    )
+    drawn = load_instances(str(FULL), sample=2, seed=0)
+    assert [i.repo for i in drawn.instances].count("pallets/flask") == 1  # one share each
+    assert drawn.notes == (
+        "sample of 2 of 3, seed 0, stratified by repository",
+        "sample: 2 repositories: pallets/flask 1, psf/requests 1",
+    )
     with pytest.raises(ValueError, match="positive"):
         load_instances(str(FULL), sample=0)
 

@@ -64,8 +64,20 @@ def _hooks():
         raise SystemExit("backend: " + CONF["fail"])
 
 
+def _compile():
+    # "compile": {module: source}: a stand-in for a C extension, its bytes from its source's
+    out = {}
+    for target, source in CONF.get("compile", {}).items():
+        text = "compiled from: " + open(source).read()
+        with open(target, "w") as handle:
+            handle.write(text)
+        out[target] = text
+    return out
+
+
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     _hooks()
+    _compile()
     root = os.path.normpath(os.path.join(os.getcwd(), CONF.get("root", "")))
     return _wheel(wheel_directory, {CONF["name"] + ".pth": root + "\n"})
 
@@ -73,7 +85,7 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _hooks()
     base = os.path.join(os.getcwd(), CONF.get("root", ""))
-    files = {}
+    files = _compile()
     for top in CONF["modules"]:
         for folder, _, names in os.walk(os.path.join(base, top)):
             for name in names:
@@ -200,10 +212,7 @@ def test_src_layout_and_generated_files(
     assert again.status == "cached" and again.seconds < 2
     env = again.env
     assert env is not None and env.repo_paths == ("src",)
-    assert dict(env.generated) == {
-        "src/pkg/_build_info.py": "built = True\n",
-        "src/pkg/_version.py": "version = '1.0'\n",
-    }  # build/ is build output, not copied
+    assert env.generated == ("src/pkg/_build_info.py", "src/pkg/_version.py")  # not build/
     ws = materialize(item, tmp_path / "items", repos=mirrors, cache_dir=cache)
     assert not (ws.root / "src/pkg/_version.py").exists()
     assert run_in(env, ws.root, "import pkg").returncode != 0  # the item's clone lacks them
@@ -235,7 +244,10 @@ def test_the_agent_runs_where_grading_runs(
     envelope = box.run_test(command)
     assert envelope["ok"], envelope
     out = envelope["data"]["output"].split()
-    assert out[:2] == [str(box.root / "src/pkg/__init__.py"), "1.0"], envelope
+    # The installed package is the workspace, seen at /testbed (without bubblewrap: the
+    # workspace first on PYTHONPATH, at its own path).
+    seen = "/testbed" if prepared.sandbox.mode == "bwrap" else str(box.root)
+    assert out[:2] == [f"{seen}/src/pkg/__init__.py", "1.0"], envelope
     assert out[2].endswith(envs.VENV)
     # execute: the same interpreter and package, the workspace readable but not writable.
     code = "import pkg, pathlib; print(pkg.version)\npathlib.Path(pkg.__file__).write_text('')"
@@ -315,9 +327,7 @@ def test_built_at_the_environment_setup_commit(
     assert meta["commit"] == env_commit and meta["spec"]["requirements"] == ["requirements.txt"]
     env = build.env
     assert env is not None and len(env.extra_paths) == 1
-    layer = json.loads(
-        (shared_cache / f"envs/{build.name}/.toolpolicy-base-{base}.json").read_text()
-    )
+    layer = json.loads((shared_cache / f"envs/{build.name}/layers/{base}.json").read_text())
     assert layer["packages"] == ["basedep==1.0"]
     ws = materialize(item, tmp_path / "items", repos=offline, cache_dir=shared_cache)
     assert not (ws.root / "requirements.txt").exists()  # the item is at its base commit
@@ -464,7 +474,15 @@ def test_envs_build_and_list_commands(
     assert "2 environment(s) for 3 instance(s)" in out
     assert re.search(r"^built +acme/cli 1\.0 @ \w{12} \(2 instance\(s\)\) [\d.]+s", out, re.M), out
     assert re.search(r"^failed +acme/clibad 1\.0 .*cannot build", out, re.M), out
-    assert "1 of 2 environment(s) ready" in out
+    assert re.search(r"^\[1/2\] acme/cli 1\.0 @ \w{12} \(2 instance\(s\)\) \.\.\.$", out, re.M)
+    table = out.split("\n\n")[-1].splitlines()
+    assert table[0].split() == [
+        "environment", "python", "instances", "status", "seconds", "MiB", "why",
+    ]  # fmt: skip
+    built = re.match(r"acme/cli 1\.0 @ \w{12} +- +2 +built +[\d.]+ +(\d+)$", table[1])
+    assert built is not None and int(built[1]) > 1, table  # a venv is some MiB
+    assert re.match(r"acme/clibad 1\.0 @ \w{12} +- +1 +failed +[\d.]+ +- +.*cannot build", table[2])
+    assert table[3] == "2 environment(s): 1 built, 0 cached, 1 failed"
     assert main([*argv, "--ids", "acme__cli-1"]) == 0
     assert re.search(r"^cached +acme/cli ", capsys.readouterr().out, re.M)
     assert main(["envs", "list"]) == 0
@@ -502,7 +520,8 @@ def test_the_venv_start_up_files_are_put_back_after_the_build(
     specs.write_text(
         SPECS
         + '[repo."acme/sly"]\n'
-        + "install = 'python -m pip install -e . && cd .toolpolicy-venv"
+        + "install = 'python -m pip install -e . && cd "
+        + '"$(dirname "$(dirname "$(command -v python)")")"'
         + " && echo home = /tmp/elsewhere > pyvenv.cfg && ln -sf /bin/sh bin/python'\n"
     )
     (base,) = make_repo(offline / "acme__sly", package("sly"))
@@ -532,18 +551,19 @@ def test_the_network_option_of_the_sandbox(tmp_path: Path) -> None:
     assert shared.index(ro) > shared.index("--bind")
 
 
-def test_a_link_the_build_planted_in_the_venv_never_steers_the_layer(
+def test_a_link_the_build_planted_never_steers_the_layer(
     offline: Path, shared_cache: Path, tmp_path: Path
 ) -> None:
-    """The install (repository code, run in the sandbox where the venv is writable) makes the
-    venv's layer directory a link to a host directory: the host's layer step for another base
-    commit must neither delete nor write there, and the instance says why it cannot run."""
+    """The install (repository code, run in the sandbox where the environment's directory is
+    writable) makes the directory the base commits' layers go in a link to a host directory:
+    the host's layer step for another base commit must neither delete nor write there."""
     outside = tmp_path / "outside"
+    home = '"$(dirname "$(dirname "$(dirname "$(command -v python)")")")"'
     specs = Path(os.environ[SPECS_ENV])
     specs.write_text(
         SPECS
         + '[repo."acme/linky"]\n'
-        + f"install = 'python -m pip install -e . && ln -s {outside} .toolpolicy-venv/toolpolicy-base'\n"
+        + f"install = 'python -m pip install -e . && ln -s {outside} {home}/layers'\n"
     )
     first = {**package("linky"), "linky/__init__.py": "x = 1\n"}
     base, env_commit = make_repo(offline / "acme__linky", first, {"linky/__init__.py": "x = 2\n"})
@@ -554,5 +574,7 @@ def test_a_link_the_build_planted_in_the_venv_never_steers_the_layer(
     )
     assert (outside / base / "keep.txt").read_text() == "a file of the host's\n"
     assert sorted(p.name for p in (outside / base).iterdir()) == ["keep.txt"]
-    assert build.status == "failed"
-    assert "toolpolicy-base is a symbolic link" in (build.reason or ""), build.reason
+    assert sorted(p.name for p in outside.iterdir()) == [base]
+    assert build.status == "built", build.reason  # the planted link went, the layer was made
+    layers = shared_cache / "envs" / build.name / "layers"
+    assert layers.is_dir() and not layers.is_symlink()

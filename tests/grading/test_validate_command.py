@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -33,10 +34,21 @@ def test_validate_table_and_exit_code(
 ) -> None:
     (dataset / "bundled__broken-1").mkdir()
     (dataset / "bundled__broken-1/instance.json").write_text("{not json")
-    code = main(["validate", "--dataset", f"bundled:{dataset}", "--jobs", "3"])
+    record = tmp_path / "rows.jsonl"
+    argv = ["validate", "--dataset", f"bundled:{dataset}", "--jobs", "3", "--record", str(record)]
+    code = main(argv)
     out = capsys.readouterr().out
     assert code == 1, out
-    lines = out.splitlines()
+    progress, _, rest = out.partition("instance ")
+    counts = [int(c) for c in re.findall(r"^\[(\d)/3\] \S+ \d+s ", progress, re.M)]
+    assert counts == [1, 2, 3] and len(progress.splitlines()) == 3, progress
+    assert {line.split()[1]: line.split(" ", 3)[3] for line in progress.splitlines()} == {
+        "bundled__calc-1": "ok",
+        "bundled__calc-2": "ok",
+        "bundled__calc-3": "failed: gold: tests failed",
+    }
+    table, _, cover = ("instance " + rest).partition("\ncoverage (rows recorded in ")
+    lines = table.splitlines()
     assert re.match(r"instance\s+gold\s+empty\s+seconds\s+verdict$", lines[0])
     for n in (1, 2):
         assert re.match(rf"bundled__calc-{n}\s+resolved\s+unresolved\s+[\d.]+\s+ok$", lines[n])
@@ -47,6 +59,16 @@ def test_validate_table_and_exit_code(
     )
     assert lines[4].startswith("load error: instance bundled__broken-1: field instance.json:")
     assert lines[5] == "3 instances, 1 failed, 1 failed to load"
+    assert cover.splitlines()[0] == f"{record}):"
+    assert cover.splitlines()[3] == (
+        "| bundled/calc | 3 | 2 | 67% | 0 | - | 1 | gold: tests failed ×1 |"
+    )
+    recorded = [json.loads(line) for line in record.read_text().splitlines()]
+    assert sorted((r["instance_id"], r["category"]) for r in recorded) == [
+        ("bundled__calc-1", "validated"),
+        ("bundled__calc-2", "validated"),
+        ("bundled__calc-3", "failed"),
+    ]
 
 
 def test_validate_passes_on_good_instances(
@@ -54,9 +76,12 @@ def test_validate_passes_on_good_instances(
 ) -> None:
     make_bundled(dataset, "bundled__calc-4", patch="", underspecified=True, FAIL_TO_PASS=[])
     assert main(["validate", "--dataset", f"bundled:{dataset}", "--ids", "bundled__calc-4"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert re.match(r"bundled__calc-4\s+-\s+p2p ok\s+[\d.]+\s+under-specified \(", lines[1])
+    out = capsys.readouterr().out
+    lines = out.split("\ncoverage (")[0].splitlines()
+    assert re.match(r"\[1/1\] bundled__calc-4 \d+s ok$", lines[0])
+    assert re.match(r"bundled__calc-4\s+-\s+p2p ok\s+[\d.]+\s+under-specified \(", lines[2])
     assert lines[-1] == "1 instances, 0 failed, 0 failed to load"
+    assert out.splitlines()[-1] == "| bundled/calc | 1 | 1 | 100% | 0 | - | 0 | - |"
 
 
 def test_unknown_dataset_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,5 +116,5 @@ def test_validate_with_limits_runs_under_them(
     monkeypatch.setenv(limits.ENV, "")
     argv = ["validate", "--dataset", f"bundled:{dataset}", "--ids", "bundled__calc-1"]
     assert main([*argv, "--limits", "snapshot_s=90,read_mb=2"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "1 instances, 0 failed, 0 failed to load"
+    assert "\n1 instances, 0 failed, 0 failed to load\n" in capsys.readouterr().out
     assert (limits.current().snapshot_s, limits.current().read_mb) == (90, 2)

@@ -1,0 +1,50 @@
+"""``toolpolicy envs status``: the cache's environments per repository beside recorded coverage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_toolpolicy.cli import main
+from pytest_toolpolicy.envs.cache import envs_root
+from pytest_toolpolicy.envs.status import environment_counts
+from pytest_toolpolicy.grading.coverage import record_row
+from pytest_toolpolicy.grading.validate import ValidationRow
+
+
+def test_counts_built_and_failed_per_repository() -> None:
+    rows = [
+        {"status": "built", "repo": "o/a", "name": "a1"},
+        {"status": "built", "repo": "o/a", "name": "a2"},
+        {"status": "failed", "spec": "o/a 1.0", "error": "x", "name": "a3"},
+        {"status": "failed", "spec": "", "error": "x", "name": "z"},
+    ]
+    counts = environment_counts(rows)
+    assert {k: dict(v) for k, v in counts.items()} == {
+        "o/a": {"built": 2, "failed": 1},
+        "?": {"failed": 1},
+    }
+
+
+def test_status_prints_environments_and_coverage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = envs_root()
+    root.mkdir(parents=True)
+    (root / "o__a-1.0-abc.json").write_text('{"repo": "o/a"}')
+    (root / "o__a-2.0-def.failed.json").write_text('{"spec": "o/a 2.0", "error": "no wheel"}')
+    record = tmp_path / "rows.jsonl"
+    for iid, category, cause in [("a-1", "validated", ""), ("a-2", "infra_error", "network")]:
+        row = ValidationRow(
+            iid, "-", "-", category == "validated", "v", 1.0, "o/a", category, cause
+        )  # type: ignore[arg-type]
+        record_row(record, row)
+    with record.open("a") as handle:
+        handle.write("torn")  # a run killed mid-line
+    assert main(["envs", "status", "--record", str(record)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "  o/a: 1 built, 1 failed"
+    assert out[3] == f"validation coverage (2 instance(s) recorded in {record}):"
+    assert out[6] == "| o/a | 2 | 1 | 50% | 1 | network ×1 | 0 | - |"
+    assert out[7].startswith(f"unreadable: {record}:3: not a validation row")

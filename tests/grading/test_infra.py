@@ -1,0 +1,47 @@
+"""Whose a failure is: the patch's or the environment's, from what the run printed."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_toolpolicy.grading.infra import blames_patch
+
+TOUCHED = {"tests/test_util.py", "sphinx/util/nodes.py"}
+ROOTS = ("/tmp/ws-1", "/testbed")
+
+
+@pytest.mark.parametrize(
+    ("text", "blamed"),
+    [
+        # a name the repository's own module lacks: what the patch should have added
+        (
+            "tests/test_util.py:3: in <module>\nImportError: cannot import name 'split_explicit' "
+            "from 'sphinx.util.nodes' (/testbed/sphinx/util/nodes.py)",
+            True,
+        ),
+        # a name an installed package lacks (docutils 0.23 dropped it): the environment's
+        (
+            "tests/test_util.py:3: in <module>\nImportError: cannot import name 'roman' from "
+            "'docutils.utils' (/env/venv/lib/python3.9/site-packages/docutils/utils/__init__.py)",
+            False,
+        ),
+        # a compiled module built for another tree
+        (
+            "tests/test_util.py:1: in <module>\nImportError: /testbed/astropy/_erfa/ufunc."
+            "cpython-39-x86_64-linux-gnu.so: undefined symbol: eraPvtob",
+            False,
+        ),
+        ("ImportError: libenchant-2.so.2: cannot open shared object file: No such file", False),
+        # a dependency that is not installed, imported from a touched file
+        ("tests/test_util.py:1: in <module>\nModuleNotFoundError: No module named 'roman'", False),
+        ("tests/test_util.py:9: in test_x\nAssertionError", True),
+        ("collected 0 items / 1 error", False),
+    ],
+)
+def test_whose_failure(text: str, blamed: bool) -> None:
+    assert blames_patch(text, TOUCHED, ROOTS) is blamed
+
+
+def test_without_roots_an_import_from_anywhere_names_a_touched_file() -> None:
+    text = "tests/test_util.py:3\nImportError: cannot import name 'x' from 'docutils' (/v/d.py)"
+    assert blames_patch(text, TOUCHED)  # callers that cannot say where the workspace is
