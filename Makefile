@@ -16,14 +16,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,local]'
 	rm -f $(VENV)/.installed-* && touch $@
 
+# $(call apt_install,PACKAGE,what goes wrong without it): as root with apt, install it; else say so.
+apt_install = { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
+	else echo "$(1) is missing (apt-get install $(1)): $(2)"; fi; }
+
 sandbox:
-	@command -v bwrap >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
-	  else \
-	    echo "bubblewrap is missing (apt-get install bubblewrap); the sandbox runs degraded"; \
-	  fi; }
+	@command -v bwrap >/dev/null 2>&1 || \
+	  $(call apt_install,bubblewrap,the sandbox runs degraded)
+	@ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || \
+	  $(call apt_install,faketime,specs with a clock (astropy) cannot run their tests)
 
 # The viewer's browser tests (tests/view) drive Debian's chromium through Playwright (the `dev`
 # extra), never a browser Playwright downloads; without chromium they fail, saying so. Its

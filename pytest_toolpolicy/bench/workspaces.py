@@ -128,8 +128,29 @@ def cached_checkout(
         _git(instance, ["config", "gc.auto", "0"], cwd=tmp)  # shared clones borrow its objects
         hostgit.neutralize_attributes(tmp / ".git")
         _git(instance, ["checkout", "-q", "--detach", commit], cwd=tmp)
+        _complete(instance, tmp, commit, source)
 
     return _publish(entry, build)
+
+
+def _complete(instance: Instance, checkout: Path, commit: str, source: Path) -> None:
+    """A mirror that is a partial clone (blobs over a size left out) checks out without the
+    files it lacks, and git says so only on stderr; each item's snapshot would fail later. A
+    checkout missing tracked files is an infrastructure error naming them, here."""
+    listed = hostgit.run(
+        ["ls-files", "-z", "--deleted"],
+        cwd=checkout,
+        error=lambda message: WorkspaceSetupError(instance.instance_id, message),
+    ).text
+    missing = [p for p in listed.split("\0") if p]
+    if missing:
+        raise WorkspaceSetupError(
+            instance.instance_id,
+            f"the mirror {source} lacks the contents of {len(missing)} file(s) of commit "
+            f"{commit[:12]} ({', '.join(missing[:3])}): an incomplete mirror (a partial "
+            "clone?); fetch the missing objects into it (git fetch --refetch) or mirror it "
+            "again in full",
+        )
 
 
 def _source(instance: Instance, repos: Path | None, cache_dir: Path | None, url: str) -> Path:

@@ -12,12 +12,12 @@ is later seen) and the build's own disk bound (``spec.build_mb``).
 
 Installs go through uv, each with the cutoff of the spec (``--exclude-newer``: releases no
 newer than the setup commit's date by default, so the same spec builds the same next year; a
-package the spec pins exactly keeps its pin, and build backends are never cut off). The spec's ``python -m pip install …`` runs as
-``uv pip install …`` with the same arguments (a checkout with no ``pyproject.toml`` build system
-is built without isolation, as pip's legacy path does). The dependency steps share one uv cache
-(``envs/../uv``), so a second version of a repository reuses what the first downloaded; the
-repository's own install, where its setup code runs, gets a private cache instead: nothing it
-does can reach another environment's build.
+package the spec pins exactly keeps its pin, and build backends are never cut off). The
+dependency steps share one uv cache (``envs/../uv``), so a second version of a repository
+reuses what the first downloaded. The spec's own ``install`` (``pip install -e .``) runs as
+written with the venv's pip, as SWE-bench's images run it, under constraints uv resolved at the
+cutoff (``Builder._install``); where its setup code runs, caches are private: nothing it does
+can reach another environment's build.
 
 After the install the venv's start-up files are put back (``venvs.restore_venv``), and the venv
 is asked, in the sandbox, which ``sys.path`` entries and editable-finder mappings point into the
@@ -39,7 +39,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,7 @@ from .pipsettings import build_environ, pip_paths
 from .requirements import swebench_requirements
 from .spec import EnvironmentSetupError, EnvSpec
 from .system import check_submodules, check_system
-from .venvs import create_venv, pin_venv, restore_venv, uv_binary
+from .venvs import TOOL_BOUNDS, create_venv, pin_venv, restore_venv, uv_binary
 
 # A build may take minutes and compile things: more room than a test run gets.
 BUILD_LIMITS = SandboxLimits(
@@ -127,7 +127,11 @@ class Builder:
             pins = self._pins_file(spec.pip_packages)
             what = "the requirement files and pinned packages"
             resolved = self._resolve(what, [*reqs, pins], self._overrides(spec.pip_packages))
-            self._uv("install of the requirements and pinned packages", ["install", "-r", resolved])
+            # The resolution is complete (every dependency pinned) and was made with the pins
+            # as overrides: installed as it is, not resolved again without them (xarray's
+            # dask==2022.8.1 under a distributed of 2023, as SWE-bench's pip left it).
+            install = ["install", "--no-deps", "-r", resolved]
+            self._uv("install of the requirements and pinned packages", install)
         for command in spec.pre_install:
             self._step(f"pre_install `{command}`", ["/bin/bash", "-c", command])
         cutoff_note = self._install(spec) if spec.install else None
@@ -183,17 +187,43 @@ class Builder:
             try:
                 if source is None:
                     raise EnvironmentSetupError("the checkout has no setup.py or pyproject.toml")
-                reqs = [self._requirements_file(r) for r in spec.requirements]
-                pins = self._pins_file(spec.pip_packages)
-                inputs = [f"{self.seen}/{source}", pins, *reqs]
-                extra = [*(f"--extra={e}" for e in extras), *self._overrides(spec.pip_packages)]
-                constraints = self._resolve("the install's dependencies", inputs, extra, True)
+                constraints, note = self._install_constraints(spec, source, extras)
             except EnvironmentSetupError as exc:
                 note = f"the cutoff could not be applied to the install: {exc}"[:2000]
             else:
                 command = f"{command} -c {constraints}"
         self._step(f"install `{command}`", ["/bin/bash", "-c", command])
         return note
+
+    def _install_constraints(
+        self, spec: EnvSpec, source: str, extras: Sequence[str]
+    ) -> tuple[str, str | None]:
+        """Constraints for the repository's own install: what it needs, as of the cutoff, with
+        the spec's pins and requirement files. No pin overrides the project here: where the
+        project needs another version than the spec pins (pylint 3.0's setup commit requires
+        astroid>=3.0.0a9, its spec pins 3.0.0a6), SWE-bench's ``pip install -e .`` upgraded it,
+        and so does this one: resolved again from the project alone, with the names the spec
+        pins left out of the constraints (pip keeps what is installed where it satisfies the
+        project, and takes what the project needs where not)."""
+        project = [f"{self.seen}/{source}", *(f"--extra={e}" for e in extras)]
+        reqs = [self._requirements_file(r) for r in spec.requirements]
+        pins = self._pins_file(spec.pip_packages)
+        try:
+            return self._resolve(
+                "the install's dependencies", [*project, pins, *reqs], (), True
+            ), None
+        except EnvironmentSetupError as exc:
+            first = str(exc).splitlines()[-1:] or [""]
+        out = self._resolve("the install's own dependencies", project, (), True)
+        pinned = {_normal(m[1]) for p in spec.pip_packages if (m := _PIN.match(p))}
+        kept = [
+            line
+            for line in Path(out).read_text(encoding="utf-8").splitlines()
+            if not ((m := _RESOLVED.match(line)) and _normal(m[1]) in pinned)
+        ]
+        Path(out).write_text("\n".join(kept) + "\n", encoding="utf-8")
+        why = f"the project needs other versions than the spec pins ({first[0][:300]})"
+        return out, f"the install resolved without the spec's pins: {why}"
 
     def _requirements_file(self, rel: str) -> str:
         """The checkout's requirement file ``rel`` as SWE-bench installs it
@@ -241,13 +271,16 @@ class Builder:
         out = f"{tmp}/resolved-{len(list(tmp.glob('resolved-*')))}.txt"
         cache = ["--cache-dir", f"{tmp}/uv-cache"] if private else []
         kept = pinned_names(inputs, self.repo, self.seen)
+        bounds = Path(tmp / "tool-bounds.txt")
+        bounds.write_text("".join(f"{b}\n" for b in TOOL_BOUNDS), encoding="utf-8")
+        extra = [*extra, "--constraint", str(bounds)]
         names: set[str] = set()
         for _ in range(3):
             cutoffs = [f"--exclude-newer-package={n}={self.cutoff}" for n in sorted(names - kept)]
             argv = ["compile", "--quiet", "--output-file", out, *inputs, *extra, *cutoffs]
             self._uv(f"resolving {what} (uv pip compile)", [*argv, *cache], shared=not private)
             runners = runner_names(self.spec.test_cmd)
-            found = cut_off_names(Path(out).read_text(encoding="utf-8"), runners)
+            found = cut_off_names(Path(out).read_text(encoding="utf-8"), runners, kept)
             if not self.cutoff or found <= names:
                 break
             names |= found
@@ -259,7 +292,7 @@ class Builder:
 
     def _bounds(self) -> list[str]:
         """uv's ``--build-constraint`` of the spec's ``build_constraints`` (what an sdist's
-        isolated build may use: astropy-helpers 3.2 needs a setuptools with pkg_resources)."""
+        isolated build may use: astropy-helpers 3.2 needs a setuptools with pkg_resources and package_index)."""
         if not self.spec.build_constraints:
             return []
         path = self.home / TMP / "build-constraints.txt"
@@ -303,6 +336,10 @@ class Builder:
                 argv = ["/bin/bash", "-c", command]
                 self._step(f"pre_install `{command}`", argv, cwd=src, writable=layer, ro=ro)
             dry = [uv_binary(), "pip", "install", "--dry-run", "--python", self.python, "."]
+            if not _builds_isolated(src):
+                # No build system declared: pip of the day ran setup.py in the environment
+                # itself (astropy 1.3's imports the astropy_helpers the pins installed).
+                dry.append("--no-build-isolation")
             if self.spec.build_constraints:  # the layer's own copy: this step's TMP is its own
                 bounds = layer / TMP / "build-constraints.txt"
                 bounds.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
@@ -420,11 +457,17 @@ def _test_runner(name: str, runners: frozenset[str]) -> bool:
     return any(name == r or name.startswith(f"{r}-") for r in runners)
 
 
-def cut_off_names(compiled: str, runners: frozenset[str] = frozenset({"pytest"})) -> set[str]:
+def cut_off_names(
+    compiled: str,
+    runners: frozenset[str] = frozenset({"pytest"}),
+    pinned: Collection[str] = (),
+) -> set[str]:
     """Of what a ``uv pip compile`` output pins, the names to cut off: everything but build
-    tools, the test runners (``runner_names``: pytest, tox, and their plugins) and what only
-    they need (its ``# via`` lines say who needs what; a package needed by the project or a
-    requirement file is cut off, runner's or not)."""
+    tools, the test runners (``runner_names``: pytest, tox, and their plugins), the names
+    pinned exactly (``pinned``) and what only those need (its ``# via`` lines say who needs
+    what; a package needed by the project or a requirement file is cut off, runner's or not).
+    A pin may be of a later date than the cutoff (sphinx 3's Jinja2==3.0.3, added by SWE-bench
+    when the one of the day broke): what it needs is of its date, not the cutoff's."""
     needs: dict[str, set[str]] = {}
     current: str | None = None
     for line in compiled.splitlines():
@@ -434,7 +477,8 @@ def cut_off_names(compiled: str, runners: frozenset[str] = frozenset({"pytest"})
         elif current and (via := _VIA.match(line)) and via[1].strip():
             parent = via[1].strip()
             needs[current].add(_normal(parent) if _NAME.fullmatch(parent) else "<project>")
-    runner: set[str] = {n for n in needs if _test_runner(n, runners)}
+    exact = {_normal(n) for n in pinned}
+    runner: set[str] = {n for n in needs if _test_runner(n, runners) or n in exact}
     changed = True
     while changed:  # what only the runner (or what only it needs) needs
         changed = False
@@ -504,6 +548,16 @@ def _shell_words(text: str) -> list[str]:
 
 def _checkout_error(message: str) -> EnvironmentSetupError:
     return EnvironmentSetupError(f"the environment's checkout: {message}")
+
+
+def _builds_isolated(checkout: Path) -> bool:
+    """Whether the checkout declares a build system (``[build-system]`` in pyproject.toml),
+    as a build front-end of the day needed to build it in isolation."""
+    try:
+        text = safefs.read_text(checkout, "pyproject.toml", 1 << 20)
+    except (OSError, safefs.UnsafePath, UnicodeDecodeError):
+        return False
+    return re.search(r"^\s*\[build-system\]", text, re.MULTILINE) is not None
 
 
 def _is_file(root: Path, rel: str) -> bool:

@@ -49,6 +49,7 @@ from ..primitives import hostgit, safefs
 from ..primitives.safefs import remove_tree
 from ..primitives.sandbox import Sandbox
 from .builder import Builder, build_sandbox
+from .clock import ClockUnavailable, clock_env
 from .environment import Environment
 from .interpreters import find_python
 from .layout import LAYERS, VENV, layer_ext, layer_site
@@ -103,7 +104,22 @@ def environment_for(
         raise type(exc)(f"{instance.instance_id}: {exc}") from None
     if build.env is None:
         raise EnvironmentSetupError(f"{instance.instance_id}: {build.reason}")
-    return build.env
+    day = clock_date(build.spec, instance)
+    if not day:
+        return build.env
+    try:  # its tests cannot run without the library: say so before any does
+        clock_env(day)
+    except ClockUnavailable as exc:
+        raise ClockUnavailable(f"{instance.instance_id}: {exc}") from None
+    return dataclasses.replace(build.env, clock=day)
+
+
+def clock_date(spec: EnvSpec, instance: Instance) -> str:
+    """The date ``instance``'s tests run at (``spec.clock``), "" for the real clock (also when
+    the spec asks for the instance's date and the row has none)."""
+    if spec.clock == "created_at":
+        return (instance.created_at or "")[:10]
+    return spec.clock
 
 
 def build_environment(

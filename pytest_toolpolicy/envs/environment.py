@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from ..primitives import safefs
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
+from .clock import clock_env
 from .layout import REPO, TESTBED
 from .spec import EnvironmentSetupError, EnvSpec
 
@@ -58,6 +59,8 @@ class Environment:
     # replace every compiled module of ``generated``.
     overlay: str = ""
     overlay_files: tuple[str, ...] = ()
+    # The date the tests' clock reads (the spec's ``clock`` for this instance); "" = real.
+    clock: str = ""
 
     def pythonpath(self, root: Path, mounted: bool = False) -> tuple[str, ...]:
         """``PYTHONPATH`` of a run in the workspace ``root``: the workspace's import paths
@@ -74,6 +77,8 @@ class Environment:
             env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         if self.spec is not None:
             env.update(dict(self.spec.test_env))
+        if self.clock:
+            env.update(clock_env(self.clock))
         return env
 
     def sandbox(self, base: Sandbox, root: Path) -> Sandbox:

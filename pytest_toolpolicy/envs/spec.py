@@ -54,15 +54,18 @@ _LISTS = (
 # Fields added since _BUILD_SCHEMA "2": in the key only when set, so that environments built
 # before them keep their names.
 _LATER = ("build_constraints",)
-_TEXTS = ("python", "install", "test_cmd", "log_parser", "exclude_newer")
+_TEXTS = ("python", "install", "test_cmd", "log_parser", "exclude_newer", "clock")
 _TABLES = ("test_env",)
 _INTS = ("build_mb",)
 FIELDS = (*_TEXTS, *_LISTS, *_TABLES, *_INTS)
 # A cutoff for what an unpinned dependency resolves to: the environment setup commit's date
 # (the default), the instance's creation date, none, or a date of the spec's own.
 _EXCLUDE_NEWER = re.compile(r"setup_commit|created_at|none|\d{4}-\d{2}-\d{2}")
+_CLOCK = re.compile(r"created_at|\d{4}-\d{2}-\d{2}")
 # Bumped when the way an environment is built from a spec changes: old builds are then stale.
-_BUILD_SCHEMA = "2"
+# 3: the venv's pip and setuptools held to the releases of SWE-bench's images, the resolved
+# requirements installed exactly (--no-deps), what only exact pins need not cut off.
+_BUILD_SCHEMA = "3"
 _PYTHON = re.compile(r"\d+\.\d+")
 _REPO = re.compile(r"[\w.\-]+/[\w.\-]+")
 _PACKAGING = ("setup.py", "setup.cfg", "pyproject.toml")
@@ -112,9 +115,14 @@ class EnvSpec:
     # decides how tests run, put back before grading like any test configuration.
     runner_files: tuple[str, ...] = ()
     build_mb: int = 4096  # disk a build may use (the venv, the checkout, pip's cache)
-    # Bounds on what an isolated build of an sdist may install (``setuptools<81`` for a
+    # Bounds on what an isolated build of an sdist may install (``setuptools==68.0.0`` for a
     # setup.py that imports pkg_resources): uv's --build-constraint, pip's PIP_CONSTRAINT.
     build_constraints: tuple[str, ...] = ()
+    # The date the tests' clock reads (``clock.py``): the instance's (``created_at``) or a
+    # date, for data in the repository that expires (astropy's leap-second table, stale a few
+    # months after the commit, fails tests whose warnings are errors). Not part of what is
+    # built; "" = the real clock.
+    clock: str = ""
 
     def key(self) -> str:
         """A stable hash of every field that changes what gets built (not the version label,
@@ -320,6 +328,10 @@ def _fields(
         raise error(
             f"{where}.exclude_newer",
             f"expected created_at, setup_commit, none or YYYY-MM-DD, got {out['exclude_newer']!r}",
+        )
+    if out.get("clock") and not _CLOCK.fullmatch(out["clock"]):
+        raise error(
+            f"{where}.clock", f'expected "", created_at or YYYY-MM-DD, got {out["clock"]!r}'
         )
     if "log_parser" in out and out["log_parser"] not in LOG_PARSERS:
         raise error(f"{where}.log_parser", f"expected one of {', '.join(LOG_PARSERS)}")

@@ -23,6 +23,9 @@ from ..primitives import safefs
 from .pipsettings import scrubbed_environ
 from .spec import EnvironmentSetupError
 
+# Bounds on the venv's own tools, and on what any resolution may pick for them (``builder``).
+TOOL_BOUNDS = ("pip<25.1", "setuptools<82")
+
 
 def uv_binary() -> str:
     """The uv of this installation (the ``uv`` package's binary)."""
@@ -36,6 +39,15 @@ def create_venv(interpreter: str, venv: Path) -> None:
     makes it for ``interpreter``."""
     argv = [uv_binary(), "venv", "--quiet", "--seed", "--python", interpreter, str(venv)]
     host_step("create the venv", argv, 300)
+    # SWE-bench's images had the tools of 2023-2024. pip 25.1 stopped installing a project
+    # with no pyproject.toml editable by `setup.py develop`, which puts the checkout itself on
+    # sys.path (pylint's tests map files to modules through sys.path; a PEP 660 finder has no
+    # such entry), and 25.3 stopped falling back to it for a build backend without PEP 660
+    # (setuptools < 64, which pylint 2.15 pins); setuptools 82 dropped pkg_resources, which
+    # code of those years imports at run time (sphinx 4's registry). The newest before each
+    # that the interpreter runs.
+    pip = [uv_binary(), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python")]
+    host_step("hold the venv's pip and setuptools", [*pip, *TOOL_BOUNDS], 300)
 
 
 def pin_venv(venv: Path) -> dict[str, tuple[str, str]]:

@@ -31,6 +31,7 @@ _INFRA = (
     ("build timed out", r"timed out after"),
     ("dependency resolution", r"No solution found|conflicting dependencies|resolv"),
     ("environment build", r"install|build|venv|pre_install|layer"),
+    ("mirror incomplete", r"an incomplete mirror"),
     ("workspace", r"workspace|mirror|clone|checkout"),
 )
 # For a row that is not validated and not an infra error: what the gold or empty run showed.

@@ -103,6 +103,24 @@ def test_base_commit_missing_from_mirror(tmp_path: Path, cache: Path) -> None:
     assert list((tmp_path / "items").iterdir()) == []
 
 
+def test_a_partial_clone_mirror_is_an_error_naming_the_files_it_lacks(
+    tmp_path: Path, cache: Path
+) -> None:
+    """A mirror cloned with a blob size filter (as snapshot services make them) checks out
+    with exit 0 and without the files it lacks; every later snapshot would then fail."""
+    repos, instance, _ = real(tmp_path, bare=True)
+    full = repos / "acme__calc"
+    git(full, "config", "uploadpack.allowFilter", "true")
+    mirror = tmp_path / "partial" / "acme__calc"
+    source = f"file://{full}"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:limit=10", source, str(mirror))
+    remove_tree(full, within=tmp_path)  # the promisor is gone, as a snapshot's origin is
+    with pytest.raises(
+        WorkspaceSetupError, match=r"lacks the contents of \d+ file\(s\) .*incomplete"
+    ):
+        materialize(instance, tmp_path / "items", repos=mirror.parent, cache_dir=cache)
+
+
 def test_mirror_missing(tmp_path: Path, cache: Path) -> None:
     _, instance, _ = real(tmp_path, bare=True)
     with pytest.raises(WorkspaceSetupError, match=r"acme__calc-1: no mirror for acme/calc at"):

@@ -20,6 +20,12 @@ from pytest_toolpolicy.grading.causes import cause_of
         ("infra_error", "needs the network: t.py::test_get", "network"),
         (
             "infra_error",
+            "instance a-1: the mirror /m/a lacks the contents of 1 file(s) of commit 0123 "
+            "(big.dat): an incomplete mirror (a partial clone?); fetch the missing objects",
+            "mirror incomplete",
+        ),
+        (
+            "infra_error",
             "collection error in tests/test_x.py unrelated to the patch: ImportError: roman",
             "collection error",
         ),
