@@ -336,10 +336,6 @@ class Builder:
                 argv = ["/bin/bash", "-c", command]
                 self._step(f"pre_install `{command}`", argv, cwd=src, writable=layer, ro=ro)
             dry = [uv_binary(), "pip", "install", "--dry-run", "--python", self.python, "."]
-            if not _builds_isolated(src):
-                # No build system declared: pip of the day ran setup.py in the environment
-                # itself (astropy 1.3's imports the astropy_helpers the pins installed).
-                dry.append("--no-build-isolation")
             if self.spec.build_constraints:  # the layer's own copy: this step's TMP is its own
                 bounds = layer / TMP / "build-constraints.txt"
                 bounds.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
@@ -548,16 +544,6 @@ def _shell_words(text: str) -> list[str]:
 
 def _checkout_error(message: str) -> EnvironmentSetupError:
     return EnvironmentSetupError(f"the environment's checkout: {message}")
-
-
-def _builds_isolated(checkout: Path) -> bool:
-    """Whether the checkout declares a build system (``[build-system]`` in pyproject.toml),
-    as a build front-end of the day needed to build it in isolation."""
-    try:
-        text = safefs.read_text(checkout, "pyproject.toml", 1 << 20)
-    except (OSError, safefs.UnsafePath, UnicodeDecodeError):
-        return False
-    return re.search(r"^\s*\[build-system\]", text, re.MULTILINE) is not None
 
 
 def _is_file(root: Path, rel: str) -> bool:

@@ -63,9 +63,9 @@ FIELDS = (*_TEXTS, *_LISTS, *_TABLES, *_INTS)
 _EXCLUDE_NEWER = re.compile(r"setup_commit|created_at|none|\d{4}-\d{2}-\d{2}")
 _CLOCK = re.compile(r"created_at|\d{4}-\d{2}-\d{2}")
 # Bumped when the way an environment is built from a spec changes: old builds are then stale.
-# 3: the venv's pip and setuptools held to the releases of SWE-bench's images, the resolved
-# requirements installed exactly (--no-deps), what only exact pins need not cut off.
-_BUILD_SCHEMA = "3"
+# 4: the resolved requirements installed exactly (--no-deps), what only exact pins need not
+# cut off, setuptools held below 71 in what is resolved.
+_BUILD_SCHEMA = "4"
 _PYTHON = re.compile(r"\d+\.\d+")
 _REPO = re.compile(r"[\w.\-]+/[\w.\-]+")
 _PACKAGING = ("setup.py", "setup.cfg", "pyproject.toml")

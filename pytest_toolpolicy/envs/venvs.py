@@ -23,8 +23,10 @@ from ..primitives import safefs
 from .pipsettings import scrubbed_environ
 from .spec import EnvironmentSetupError
 
-# Bounds on the venv's own tools, and on what any resolution may pick for them (``builder``).
-TOOL_BOUNDS = ("pip<25.1", "setuptools<82")
+# Bounds on what any resolution may pick for the tools the repository imports at run time
+# (``builder``): setuptools 82 dropped pkg_resources (sphinx 4's registry imports it), and from
+# 71 on it uses the environment's packaging, not its own, which a cut-off packaging breaks.
+TOOL_BOUNDS = ("setuptools<71",)
 
 
 def uv_binary() -> str:
@@ -39,15 +41,6 @@ def create_venv(interpreter: str, venv: Path) -> None:
     makes it for ``interpreter``."""
     argv = [uv_binary(), "venv", "--quiet", "--seed", "--python", interpreter, str(venv)]
     host_step("create the venv", argv, 300)
-    # SWE-bench's images had the tools of 2023-2024. pip 25.1 stopped installing a project
-    # with no pyproject.toml editable by `setup.py develop`, which puts the checkout itself on
-    # sys.path (pylint's tests map files to modules through sys.path; a PEP 660 finder has no
-    # such entry), and 25.3 stopped falling back to it for a build backend without PEP 660
-    # (setuptools < 64, which pylint 2.15 pins); setuptools 82 dropped pkg_resources, which
-    # code of those years imports at run time (sphinx 4's registry). The newest before each
-    # that the interpreter runs.
-    pip = [uv_binary(), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python")]
-    host_step("hold the venv's pip and setuptools", [*pip, *TOOL_BOUNDS], 300)
 
 
 def pin_venv(venv: Path) -> dict[str, tuple[str, str]]:
