@@ -48,6 +48,8 @@ from ..primitives.bwrap import SandboxLimits
 from ..primitives.safefs import remove_tree
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
+from .constraints import install_constraints
+from .constraints import normal as _normal
 from .environment import generated_files
 from .extensions import WHEEL_MAX_BYTES, changed_sources, is_extension, wheel_extensions
 from .interpreters import interpreter_version
@@ -209,21 +211,15 @@ class Builder:
         reqs = [self._requirements_file(r) for r in spec.requirements]
         pins = self._pins_file(spec.pip_packages)
         try:
-            return self._resolve(
-                "the install's dependencies", [*project, pins, *reqs], (), True
-            ), None
+            out = self._resolve("the install's dependencies", [*project, pins, *reqs], (), True)
         except EnvironmentSetupError as exc:
             first = str(exc).splitlines()[-1:] or [""]
+        else:
+            return _as_constraints(out), None
         out = self._resolve("the install's own dependencies", project, (), True)
-        pinned = {_normal(m[1]) for p in spec.pip_packages if (m := _PIN.match(p))}
-        kept = [
-            line
-            for line in Path(out).read_text(encoding="utf-8").splitlines()
-            if not ((m := _RESOLVED.match(line)) and _normal(m[1]) in pinned)
-        ]
-        Path(out).write_text("\n".join(kept) + "\n", encoding="utf-8")
+        pinned = {m[1] for p in spec.pip_packages if (m := _PIN.match(p))}
         why = f"the project needs other versions than the spec pins ({first[0][:300]})"
-        return out, f"the install resolved without the spec's pins: {why}"
+        return _as_constraints(out, pinned), f"the install resolved without the spec's pins: {why}"
 
     def _requirements_file(self, rel: str) -> str:
         """The checkout's requirement file ``rel`` as SWE-bench installs it
@@ -485,11 +481,6 @@ def cut_off_names(
     return {n for n in needs if n not in runner and n not in _BUILD_TOOL_NAMES}
 
 
-def _normal(name: str) -> str:
-    """A package name as PEP 503 compares them."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def pinned_names(args: Sequence[str], repo: Path, seen: str) -> set[str]:
     """The names pinned exactly by ``args`` and by the requirement files they name (``-r
     FILE``, read from the checkout ``repo``, seen by the step at ``seen``; nested ``-r`` lines
@@ -531,6 +522,13 @@ def pinned_names(args: Sequence[str], repo: Path, seen: str) -> set[str]:
             elif found := _PIN.match(" ".join(words)):
                 names.add(_normal(found[1]))
     return names
+
+
+def _as_constraints(path: str, drop: Collection[str] = ()) -> str:
+    """The resolution at ``path`` rewritten as constraints pip accepts (``constraints.py``)."""
+    text = Path(path).read_text(encoding="utf-8")
+    Path(path).write_text(install_constraints(text, drop), encoding="utf-8")
+    return path
 
 
 def _shell_words(text: str) -> list[str]:

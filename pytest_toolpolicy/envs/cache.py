@@ -54,7 +54,7 @@ from .environment import Environment
 from .interpreters import find_python
 from .layout import LAYERS, VENV, layer_ext, layer_site
 from .pipsettings import pip_paths, scrubbed_environ
-from .records import failure_record, lock, read_json, remembered, write_json
+from .records import failure_record, lock, read_json, remembered, still_failing, write_json
 from .spec import EnvironmentSetupError, EnvSpec, spec_for
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ def build_environment(
             meta = None  # its directory was removed by hand: build it again
         status: Status = "cached"
         if meta is None:
-            if (failed := read_json(failed_file)) is not None:
+            if (failed := still_failing(read_json(failed_file))) is not None:
                 return done("failed", reason=remembered(f"environment {name}", failed))
             try:
                 meta = builder.build(checkout, commit)
@@ -186,7 +186,7 @@ def build_environment(
         )
         layer = read_json(layer_meta)
         if layer is None:
-            if (failed := read_json(layer_failed)) is not None:
+            if (failed := still_failing(read_json(layer_failed))) is not None:
                 return done(
                     "failed", reason=remembered(f"base commit {base[:12]} of {name}", failed)
                 )

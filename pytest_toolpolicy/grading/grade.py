@@ -44,7 +44,7 @@ from ..envs.importable import installed_modules
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
 from .directives import grading_directives
-from .infra import needs_network, shared_setup_error
+from .infra import lacking_module, needs_network, shared_setup_error
 from .logrun import run_logged
 from .outcomes import TestOutcome
 from .parsers import LOG_PARSERS
@@ -155,6 +155,7 @@ def _grade_snapshot(
         why = f"log parser {parser!r} is not one grading knows"
         return _result(instance, "infra_error", missing, why, start)
     python = env.python if env is not None else sys.executable
+    installed = installed_modules(python)
     try:
         tree = grading_tree(
             workspace,
@@ -163,7 +164,7 @@ def _grade_snapshot(
             instance.test_patch,
             ids,
             repo_paths=env.repo_paths if env is not None else (),
-            installed=installed_modules(python),
+            installed=installed,
             runner_files=env.spec.runner_files if env is not None and env.spec else (),
         )
     except TreeError as exc:
@@ -172,7 +173,7 @@ def _grade_snapshot(
     known = tree.base_files | tree.test_patch_files
     # Ids naming no file: pytest-run ids only (django's and sympy's never name one).
     junk = [i for i in ids if path_of(i) not in known] if parser in PYTEST_PARSERS else []
-    judge = _Judge(workspace, instance, sandbox, env, timeout, parser, ids, junk)
+    judge = _Judge(workspace, instance, sandbox, env, timeout, parser, ids, junk, installed)
     verdict = judge(tree.commit, tree.files, set(tree.changed) | tree.test_patch_files)
     if verdict.status == "infra_error" and tree.commit_tree != tree.control_tree:
         # An environment that cannot run the tests cannot run them without the agent's
@@ -217,6 +218,7 @@ class _Judge:
     parser: str
     ids: list[str]
     junk: list[str]
+    installed: frozenset[str] = frozenset()  # the environment's modules (envs/importable.py)
 
     def __call__(self, commit: str, files_in: frozenset[str], touched: set[str]) -> _Verdict:
         if self.parser not in PYTEST_PARSERS:
@@ -256,7 +258,7 @@ class _Judge:
                 why += f" while running {outcome.last_started}"
             tests.update({i: "failed" for i in graded if path_of(i) in files})
             return _Verdict("unresolved", _join([why, *notes]), tests, junk)
-        return _verdict(instance, graded, tests, outcome.run, touched, junk, notes)
+        return _verdict(instance, graded, tests, outcome.run, touched, junk, notes, self.installed)
 
     def _logged(self, commit: str, touched: set[str]) -> _Verdict:
         """A repository whose own runner reports the tests (django, sympy): its ``test_cmd``
@@ -295,6 +297,7 @@ def _verdict(
     touched: set[str],
     junk: list[str],
     notes: list[str],
+    installed: frozenset[str] = frozenset(),
 ) -> _Verdict:
     broken = {path_of(path) for path, _ in run.collection_errors}
     for nodeid in graded:
@@ -315,10 +318,27 @@ def _verdict(
         return _Verdict("infra_error", why, tests, [*junk, *offline])
     if offline:
         notes.append(f"left out of the verdict, needing the network: {_listing(offline)}")
-    bad = [f"{i} {tests[i]}" for i in graded if i not in offline and tests[i] != "passed"]
+    lacking = {
+        i: name
+        for i in graded
+        if tests[i] == "skipped"
+        and (failure := run.failures.get(i))
+        and (name := lacking_module(failure, touched, installed))
+    }
+    if needed := [i for i in lacking if i in instance.FAIL_TO_PASS]:
+        modules = ", ".join(sorted({lacking[i] for i in needed}))
+        why = f"the environment lacks {modules}: {_listing(needed)} skipped"
+        return _Verdict("infra_error", why, tests, [*junk, *offline, *lacking])
+    if lacking:
+        modules = ", ".join(sorted(set(lacking.values())))
+        notes.append(
+            f"left out of the verdict, skipped for want of {modules}: {_listing(list(lacking))}"
+        )
+    left_out = {*offline, *lacking}
+    bad = [f"{i} {tests[i]}" for i in graded if i not in left_out and tests[i] != "passed"]
     summary = "; ".join(bad[:5]) + (f"; ... {len(bad) - 5} more" if len(bad) > 5 else "")
     reason = _join([summary, *notes]) if bad else _join(notes)
-    return _Verdict("unresolved" if bad else "resolved", reason, tests, [*junk, *offline])
+    return _Verdict("unresolved" if bad else "resolved", reason, tests, [*junk, *offline, *lacking])
 
 
 def _listing(ids: Sequence[str]) -> str:

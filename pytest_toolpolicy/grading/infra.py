@@ -11,6 +11,9 @@ a verdict on the patch:
 - every listed test errors at setup with one and the same crash (a broken conftest fixture,
   a fixture a plugin that is not installed should provide), and no traceback names a touched
   file;
+- a test skipped because a module it needs is not installed (``pytest.importorskip``'s
+  "could not import 'cdms2'", xarray's "requires cdms2"), where that module is no module of
+  the environment and no touched file provides it (conda-only packages pip cannot install);
 - a test failed for want of a network. Grading runs only inside the sandbox, which has
   loopback alone: a name never resolves ("Temporary failure in name resolution"), a route
   never exists ("Network is unreachable"), so a test that goes out can never pass there,
@@ -62,6 +65,12 @@ _CONNECT = (
     "requests.exceptions.ConnectionError",
     "requests.exceptions.ConnectTimeout",
 )
+# A skip for want of a module: importorskip's words, an ImportError's, a "requires X" marker.
+_SKIP_MODULE = (
+    re.compile(r"could not import '([\w.]+)'"),
+    re.compile(r"No module named '([\w.]+)'"),
+    re.compile(r"^(?:Skipped: )?requires ([A-Za-z_]\w*(?:\.\w+)*)\s*$"),
+)
 _LOOPBACK = re.compile(r"localhost|127\.\d+\.\d+\.\d+|'::1'|\[::1\]")
 
 
@@ -94,6 +103,22 @@ def needs_network(failure: Failure) -> bool:
         return True
     # The host may be in the crash (urllib3 names it) or only in the traceback's source lines.
     return any(sign in crash for sign in _CONNECT) and not _LOOPBACK.search(failure.text + crash)
+
+
+def lacking_module(
+    failure: Failure, touched: Collection[str], installed: Collection[str]
+) -> str | None:
+    """The module a skipped test's reason says it lacks, when the environment has no such
+    top-level module (``installed``) and no touched file is it; else None."""
+    for pattern in _SKIP_MODULE:
+        found = pattern.search(failure.message.strip())
+        if found:
+            name = found[1]
+            top = name.split(".", 1)[0]
+            if top in installed or blames_patch(f"No module named '{top}'", touched):
+                return None
+            return name
+    return None
 
 
 def shared_setup_error(

@@ -116,7 +116,13 @@ def _outcome(record: dict[str, Any], number: int) -> tuple[TestOutcome, Failure 
         raise RecordError(f"record {number}: phase {when!r} with outcome {outcome!r}")
     xfail = record.get("xfail") is True
     if outcome == "skipped":  # SWE-bench counts an expected failure as passing
-        return ("passed" if xfail else "skipped"), None
+        if xfail:
+            return "passed", None
+        why = record.get("msg")
+        skip_phase: When = when  # checked against _WHEN above
+        return "skipped", (
+            Failure(skip_phase, why[:500], "") if isinstance(why, str) and why else None
+        )
     if outcome == "passed":
         return ("xpassed" if xfail else "passed"), None
     text = _text(record, "text", number)

@@ -22,6 +22,7 @@ from pytest_toolpolicy.envs import builder as envbuild
 from pytest_toolpolicy.envs import cache as envs
 from pytest_toolpolicy.envs import pipsettings, venvs
 from pytest_toolpolicy.envs.cache import Environment, build_environment, environment_for
+from pytest_toolpolicy.envs.records import builder_digest
 from pytest_toolpolicy.envs.spec import SPECS_ENV, EnvironmentSetupError
 from pytest_toolpolicy.primitives.sandbox import Sandbox
 
@@ -370,6 +371,13 @@ def test_a_failed_build_is_remembered(
     assert steps == []  # failed at once: no pip, no venv
     again = build_environment(item, repos=offline, cache_dir=cache, rebuild=True)
     assert again.status == "failed" and steps  # tried again
+    # What another builder (an older release of the build code) failed at, this one tries.
+    failed_file = cache / f"envs/{first.name}.failed.json"
+    record = json.loads(failed_file.read_text())
+    assert record["builder"] == builder_digest()
+    failed_file.write_text(json.dumps({**record, "builder": "an older one"}))
+    steps.clear()
+    assert build_environment(item, repos=offline, cache_dir=cache).status == "failed" and steps
 
 
 def test_the_builds_setup_code_runs_in_the_sandbox(

@@ -330,8 +330,10 @@ def test_every_covered_version_has_its_own_spec(repo: str, version: str, python:
     assert spec.log_parser in LOG_PARSERS and spec.test_cmd and spec.install
     assert f"specs/{repo.replace('/', '__')}.toml" in spec.source
     assert spec.source.endswith(f"{repo} {version}")  # its own entry, not a repository default
-    # Python 3.6's venv pip (18.1) ignores Requires-Python: a newer one goes in first.
-    assert spec.pip_first == (("pip==21.3.1",) if python == "3.6" else ())
+    # Python 3.6's venv pip (18.1) ignores Requires-Python: a newer one goes in first; pylint
+    # 2.15's back-end has no PEP 660 hook, which pip 25.3 requires of an editable install.
+    older = ("pip<25.3",) if (repo, version) == ("pylint-dev/pylint", "2.15") else ()
+    assert spec.pip_first == (("pip==21.3.1",) if python == "3.6" else older)
     program, files = RUNNERS.get(repo, ("pytest", set()))
     assert spec.test_cmd.split()[0] == program and set(spec.runner_files) == files
     for name, value in spec.test_env:

@@ -18,6 +18,7 @@ from pytest_toolpolicy.grading.causes import cause_of
         ),
         ("infra_error", "no FAIL_TO_PASS id names a test file: test_a", "test ids name no file"),
         ("infra_error", "needs the network: t.py::test_get", "network"),
+        ("unresolved", "x/tests/test_a.py::test_cdms2 skipped", "tests skipped"),
         (
             "infra_error",
             "instance a-1: the mirror /m/a lacks the contents of 1 file(s) of commit 0123 "

@@ -288,6 +288,63 @@ def test_a_pass_to_pass_test_that_needs_the_network_is_left_out(tmp_path: Path) 
     assert (result.status, result.tests[LOCAL], result.ignored) == ("unresolved", "failed", (NET,))
 
 
+ORDER_TESTS = (
+    "import os\n\nMARK = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'order-mark')\n\n\n"
+    "def test_builds():\n    open(MARK, 'w').close()\n\n\n"
+    "def test_reads_the_build():\n    assert os.path.exists(MARK)\n    os.remove(MARK)\n"
+)
+
+
+def test_the_whole_file_runs_in_its_order(tmp_path: Path) -> None:
+    """As SWE-bench runs the test files: an unlisted test that leaves state a listed one needs
+    (sphinx's build directories) still runs before it, and only listed tests are reported."""
+    files = {**BASE, "tests/test_order.py": ORDER_TESTS}
+    listed = "tests/test_order.py::test_reads_the_build"
+    instance = bundled(tmp_path, files, PASS_TO_PASS=[*P2P, listed])
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert result.status == "resolved", result
+    assert result.tests == dict.fromkeys([*F2P, *P2P, listed], "passed")
+
+
+SKIP_TESTS = (
+    "import pytest\n\ntry:\n    import cdms2_absent  # noqa\n    has = True\nexcept ImportError:\n"
+    "    has = False\n\n\n@pytest.mark.skipif(not has, reason='requires cdms2_absent')\n"
+    "def test_marked():\n    pass\n\n\ndef test_imported():\n"
+    "    pytest.importorskip('cdms2_absent')\n\n\n@pytest.mark.skip(reason='flaky')\n"
+    "def test_plain():\n    pass\n\n\ndef test_json():\n    pytest.importorskip('json')\n"
+    "    pytest.skip('requires json')\n"
+)
+SKIPS = {n: f"tests/test_skip.py::test_{n}" for n in ("marked", "imported", "plain", "json")}
+
+
+def test_a_fail_to_pass_test_skipped_for_a_missing_module_is_an_infra_error(
+    tmp_path: Path,
+) -> None:
+    """xarray's cdms2 tests (conda-only): the environment's lack, whatever the patch."""
+    files = {**BASE, "tests/test_skip.py": SKIP_TESTS}
+    marked, imported = SKIPS["marked"], SKIPS["imported"]
+    instance = bundled(tmp_path, files, FAIL_TO_PASS=[*F2P, marked, imported])
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    why = f"the environment lacks cdms2_absent: {marked}, {imported} skipped"
+    assert (result.status, result.reason) == ("infra_error", why), result
+
+
+def test_a_pass_to_pass_test_skipped_for_a_missing_module_is_left_out(tmp_path: Path) -> None:
+    files = {**BASE, "tests/test_skip.py": SKIP_TESTS}
+    instance = bundled(tmp_path, files, PASS_TO_PASS=[*P2P, SKIPS["marked"], SKIPS["imported"]])
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert (result.status, result.ignored) == ("resolved", (SKIPS["marked"], SKIPS["imported"]))
+    assert result.reason == (
+        "left out of the verdict, skipped for want of cdms2_absent: "
+        f"{SKIPS['marked']}, {SKIPS['imported']}"
+    )
+    # Any other skip, or one naming a module the environment has, stays a failure to pass.
+    other = dataclasses.replace(instance, PASS_TO_PASS=(*P2P, SKIPS["plain"], SKIPS["json"]))
+    result = grade_patch(other, other.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert result.status == "unresolved" and not result.ignored, result
+    assert result.reason == f"{SKIPS['plain']} skipped; {SKIPS['json']} skipped"
+
+
 PARAM_TESTS = (
     "import pytest\n\n\n@pytest.mark.parametrize('x', ['a b', 'a c', '/tmp/x/y.txt'])\n"
     "def test_p(x):\n    assert x\n"

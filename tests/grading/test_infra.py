@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolpolicy.grading.infra import blames_patch
+from pytest_toolpolicy.grading.infra import blames_patch, lacking_module
+from pytest_toolpolicy.grading.outcomes import Failure
 
 TOUCHED = {"tests/test_util.py", "sphinx/util/nodes.py"}
 ROOTS = ("/tmp/ws-1", "/testbed")
@@ -45,3 +46,20 @@ def test_whose_failure(text: str, blamed: bool) -> None:
 def test_without_roots_an_import_from_anywhere_names_a_touched_file() -> None:
     text = "tests/test_util.py:3\nImportError: cannot import name 'x' from 'docutils' (/v/d.py)"
     assert blames_patch(text, TOUCHED)  # callers that cannot say where the workspace is
+
+
+@pytest.mark.parametrize(
+    ("message", "touched", "lacking"),
+    [
+        ("could not import 'cdms2': No module named 'cdms2'", (), "cdms2"),
+        ("Skipped: requires cdms2", (), "cdms2"),
+        ("requires scipy.sparse", (), None),  # scipy is installed
+        ("requires cdms2", ("cdms2.py",), None),  # the patch's own module
+        ("No module named 'cf_units.x'", (), "cf_units.x"),
+        ("requires a newer numpy", (), None),
+        ("flaky on CI", (), None),
+    ],
+)
+def test_what_a_skip_lacks(message: str, touched: tuple[str, ...], lacking: str | None) -> None:
+    failure = Failure("call", message, "")
+    assert lacking_module(failure, touched, {"scipy", "numpy"}) == lacking
