@@ -337,7 +337,19 @@ class Builder:
                 bounds.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
                 dry[4:4] = ["--build-constraint", str(bounds)]
             what = f"uv's dry run at the base commit {base[:12]}"
-            out = self._step(what, dry, cwd=src, writable=layer, ro=ro, shared_cache=True)
+            try:
+                out = self._step(what, dry, cwd=src, writable=layer, ro=ro, shared_cache=True)
+            except EnvironmentSetupError as isolated:
+                # A setup.py that imports what the venv has (astropy 1.3's astropy_helpers)
+                # builds only as pip's `setup.py develop` built it: in the venv, not isolated.
+                dry.insert(4, "--no-build-isolation")
+                try:
+                    out = self._step(
+                        f"{what}, in the venv", dry, cwd=src, writable=layer, ro=ro,
+                        shared_cache=True,
+                    )  # fmt: skip
+                except EnvironmentSetupError:
+                    raise isolated from None
             wanted = dry_run_packages(out, src)
             if wanted:
                 pip = [uv_binary(), "pip", "install", "--python", self.python, "--no-deps"]

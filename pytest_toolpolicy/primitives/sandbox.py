@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import limits as host_limits
+from .borrowed import borrowed_objects
 from .bwrap import SANDBOX_HOME, SandboxLimits, bwrap_argv, probe_bwrap, resolve_python
 from .capture import Pump, has_exited
 from .cgroups import RunCgroups, create_run_cgroups
@@ -173,6 +174,8 @@ class Sandbox:
             seen = mount if self.mode == "bwrap" and mount else str(view)
             ro_mounts = (*ro_mounts, (str(view), seen))
         python = resolve_python(python)
+        if writable is not None and self.mode == "bwrap":
+            ro_binds = (*ro_binds, *borrowed_objects(writable.resolve()))
         writable = writable.resolve() if writable else None
         if writable and not writable.is_dir():
             raise ValueError(f"writable directory not found: {writable}")

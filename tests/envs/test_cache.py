@@ -33,6 +33,8 @@ from ..bench.gitmirrors import git, write
 BACKEND = r"""import json, os, zipfile
 
 CONF = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "backend.json")))
+for _module in CONF.get("imports", []):  # a setup.py importing what the venv has
+    __import__(_module)
 
 
 def _wheel(directory, files):
@@ -341,6 +343,26 @@ def test_built_at_the_environment_setup_commit(
     assert (other.status, other.name) == ("cached", build.name)
     assert other.env is not None and other.env.extra_paths == ()
     assert build_environment(item, repos=offline, cache_dir=shared_cache).status == "cached"
+
+
+@pytest.mark.slow  # two commits' environments built: ~8 s
+def test_a_base_commit_whose_build_needs_the_venv(
+    offline: Path, tmp_path: Path, shared_cache: Path
+) -> None:
+    """astropy 1.3's setup.py imports the astropy_helpers the venv has: its build fails in an
+    isolated environment, and the base commit's dry run is made in the venv, as pip's
+    `setup.py develop` built it."""
+    first = {**package("app", imports=["extra"]), "app/__init__.py": "x = 1\n"}
+    later = {"requirements.txt": "./deps/extra\n", "app/__init__.py": "x = 2\n"}
+    later |= {"backend.json": package("app")["backend.json"]}
+    later |= {f"deps/extra/{k}": v for k, v in package("extra", modules=["extra.py"]).items()}
+    later["deps/extra/extra.py"] = "value = 'extra'\n"
+    base, env_commit = make_repo(offline / "acme__envc", first, later)
+    item = instance("acme/envc", base, env_commit)
+    build = build_environment(item, repos=offline, cache_dir=shared_cache)
+    assert build.status == "built", build.reason
+    layer = json.loads((shared_cache / f"envs/{build.name}/layers/{base}.json").read_text())
+    assert layer["packages"] == []
 
 
 def test_a_failed_build_is_remembered(

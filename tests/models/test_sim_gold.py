@@ -124,3 +124,20 @@ def test_a_run_larger_than_the_caps_is_made_in_lint_clean_steps(tmp_path: Path) 
     assert len(edits) > 3
     assert _apply_all(base, "mod.py", edits) == gold
     assert not any("noqa" in e.replace for e in edits[-1:])
+
+
+def test_a_run_inside_a_docstring_larger_than_the_caps(tmp_path: Path) -> None:
+    """sympy-20154's shape: 15 lines of a long docstring rewritten, no statement among them:
+    removed a run of lines at a time, each deletion leaving the module parsing."""
+    para = "".join(
+        f"    Line {n} of the old explanation, long enough to count.\n" for n in range(15)
+    )
+    doc = '    """Partitions.\n\n' + para + '\n    Examples\n    ========\n    """\n'
+    base = "def partitions(n):\n" + doc + "    return [n]\n" + FILLER
+    new = "".join(f"    Line {n} of the new text, which says something else.\n" for n in range(12))
+    gold = base.replace(para, new)
+    repo, patch = _patch_of(tmp_path, base, gold)
+    edits = file_edits(directory_tree(repo).read, patch, entity_scoped=True)
+    assert all(len(e.search) <= 400 and len(e.replace) <= 2000 for e in edits)
+    assert len(edits) > 1
+    assert _apply_all(base, "mod.py", edits) == gold

@@ -6,8 +6,9 @@ lines. Such a run is made in two phases, each step an exact edit checked against
 
 - **shrink**: runs of whole sibling statements inside the lines still to remove are deleted,
   each step the one removing the most characters per edit it takes (a statement that is the
-  only one of its block becomes ``pass``, which a later step removes with its block), until
-  what is left fits one search;
+  only one of its block becomes ``pass``, which a later step removes with its block), or,
+  where no statement lies wholly inside them (the middle of a docstring), runs of lines whose
+  deletion still parses, until what is left fits one search;
 - **grow**: that rest is replaced by the longest prefix of the added lines that parses and adds
   no lint error (else the longest that parses, for ``gold._lint_safe`` to order), and each
   further prefix is inserted after it, until all are in.
@@ -98,10 +99,32 @@ def _shrink(
         if best is None or score > best[0]:
             best = (score, steps, after, hi - (end - start) + len(filler), cleanups)
     if best is None:
+        best = _lines_removed(text, rel, errors, lo, hi)
+    if best is None:
         raise GoldError(
             f"{rel}: no statement at lines {lo + 1}-{hi} can be removed within the caps"
         )
     return best[1], best[2], best[3], best[4]
+
+
+def _lines_removed(
+    text: str, rel: str, errors: Sequence[LintError], lo: int, hi: int
+) -> tuple[float, list[Edit], str, int, list[tuple[str, str]]] | None:
+    """Where no statement lies wholly inside the lines (a docstring's middle, sympy-20154): the
+    bottom-most run of lines that fits one search and whose deletion parses and adds no lint
+    error, as ``_shrink``'s best."""
+    lines = text.splitlines(keepends=True)
+    for end in range(hi, lo, -1):
+        start = end - 1
+        while start > lo and _size(text, start - 1, end) <= _SEARCH_BUDGET:
+            start -= 1
+        if _size(text, start, end) > _SEARCH_BUDGET:
+            continue  # one line too long for a search
+        made = _marked(text, rel, errors, Run(start, tuple(lines[start:end]), ()), lo, hi)
+        if made is not None:
+            steps, after, cleanups = made
+            return 0.0, steps, after, hi - (end - start), cleanups
+    return None
 
 
 def _statements(text: str, lo: int, hi: int) -> Iterator[tuple[int, int, bool]]:
