@@ -365,6 +365,22 @@ def test_a_base_commit_whose_build_needs_the_venv(
     assert layer["packages"] == []
 
 
+@pytest.mark.slow  # two commits' environments built: ~8 s
+def test_a_base_commit_whose_requirements_cannot_be_read(
+    offline: Path, tmp_path: Path, shared_cache: Path
+) -> None:
+    """Neither dry run can read them (astropy 1.3's setup.py under a 2017 setuptools): the
+    layer adds nothing and says why; the tests then show what the base commit lacks."""
+    first = {**package("app", fail="no metadata here"), "app/__init__.py": "x = 1\n"}
+    later = {"app/__init__.py": "x = 2\n", "backend.json": package("app")["backend.json"]}
+    base, env_commit = make_repo(offline / "acme__envc", first, later)
+    build = build_environment(instance("acme/envc", base, env_commit), repos=offline,
+                              cache_dir=shared_cache)  # fmt: skip
+    assert build.status == "built", build.reason
+    layer = json.loads((shared_cache / f"envs/{build.name}/layers/{base}.json").read_text())
+    assert layer["packages"] == [] and "no metadata here" in layer["note"], layer
+
+
 def test_a_failed_build_is_remembered(
     offline: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_cache: Path
 ) -> None:
