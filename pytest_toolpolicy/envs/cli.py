@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .build_table import BuildRow, disk_mib, format_rows
+from .resolve import add_resolve
 from .status import add_status
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ def add_parser(sub: Any) -> None:
     listing = actions.add_parser("list", help="the environments in the cache")
     listing.set_defaults(func=_list)
     add_status(actions)
+    add_resolve(actions)
 
 
 def _positive(text: str) -> int:

@@ -184,6 +184,11 @@ def spec_for(repo: str, version: str, user_file: Path | str | None = None) -> En
     return EnvSpec(repo=repo, version=version, source=source, **fields)
 
 
+def listed_versions(repo: str, user_file: Path | str | None = None) -> set[str]:
+    """The versions the specs (shipped and the user's) list for ``repo``."""
+    return {v for layer in _layers(user_file) for (r, v) in layer.versions if r == repo}
+
+
 def has_spec(repo: str, version: str, user_file: Path | str | None = None) -> bool:
     """Whether anything was written for ``repo`` at ``version``, beyond the shipped default: a
     version entry (shipped or the user's), or the user's own table for the repository or
