@@ -13,11 +13,13 @@ is later seen) and the build's own disk bound (``spec.build_mb``).
 Installs go through uv, each with the cutoff of the spec (``--exclude-newer``: releases no
 newer than the setup commit's date by default, so the same spec builds the same next year; a
 package the spec pins exactly keeps its pin, and build backends are never cut off). The
-dependency steps share one uv cache (``envs/../uv``), so a second version of a repository
-reuses what the first downloaded. The spec's own ``install`` (``pip install -e .``) runs as
-written with the venv's pip, as SWE-bench's images run it, under constraints uv resolved at the
-cutoff (``Builder._install``); where its setup code runs, caches are private: nothing it does
-can reach another environment's build.
+dependency steps share one uv cache (``envs/../uv``), read offline first, so a second version
+of a repository reuses what the first downloaded and the index pages it read. The spec's own
+``install`` (``pip install -e .``) runs as written with the venv's pip, as SWE-bench's images
+run it, under constraints uv resolved at the cutoff (``Builder._install``). The checkout's own
+requirements are read by the venv's pip without the network (``project_requires.py``) and
+resolved as text on the shared cache; where its setup code runs in a resolution (a pip too
+old to report), the cache is private: nothing it does can reach another environment's build.
 
 After the install the venv's start-up files are put back (``venvs.restore_venv``), and the venv
 is asked, in the sandbox, which ``sys.path`` entries and editable-finder mappings point into the
@@ -56,6 +58,7 @@ from .interpreters import interpreter_version
 from .layout import LAYERS, REPO, TESTBED, TMP, VENV, layer_ext, layer_site
 from .output import PROBE, checked_output, dry_run_packages, repo_paths
 from .pipsettings import build_environ, pip_paths
+from .project_requires import REPORT_MAX_BYTES, UnreadableReport, report_argv, requirement_lines
 from .requirements import swebench_requirements
 from .spec import EnvironmentSetupError, EnvSpec
 from .system import check_submodules, check_system
@@ -207,16 +210,18 @@ class Builder:
         and so does this one: resolved again from the project alone, with the names the spec
         pins left out of the constraints (pip keeps what is installed where it satisfies the
         project, and takes what the project needs where not)."""
-        project = [f"{self.seen}/{source}", *(f"--extra={e}" for e in extras)]
+        read = self._project_requires(self.repo, self.home, extras=extras)
+        private = read is None  # the checkout's setup code runs in the resolution
+        project = read or [f"{self.seen}/{source}", *(f"--extra={e}" for e in extras)]
         reqs = [self._requirements_file(r) for r in spec.requirements]
         pins = self._pins_file(spec.pip_packages)
         try:
-            out = self._resolve("the install's dependencies", [*project, pins, *reqs], (), True)
+            out = self._resolve("the install's dependencies", [*project, pins, *reqs], (), private)
         except EnvironmentSetupError as exc:
             first = str(exc).splitlines()[-1:] or [""]
         else:
             return _as_constraints(out), None
-        out = self._resolve("the install's own dependencies", project, (), True)
+        out = self._resolve("the install's own dependencies", project, (), private)
         pinned = {m[1] for p in spec.pip_packages if (m := _PIN.match(p))}
         why = f"the project needs other versions than the spec pins ({first[0][:300]})"
         return _as_constraints(out, pinned), f"the install resolved without the spec's pins: {why}"
@@ -274,7 +279,10 @@ class Builder:
         for _ in range(3):
             cutoffs = [f"--exclude-newer-package={n}={self.cutoff}" for n in sorted(names - kept)]
             argv = ["compile", "--quiet", "--output-file", out, *inputs, *extra, *cutoffs]
-            self._uv(f"resolving {what} (uv pip compile)", [*argv, *cache], shared=not private)
+            if private:
+                self._uv(f"resolving {what} (uv pip compile)", [*argv, *cache], shared=False)
+            else:
+                self._from_cache_first(f"resolving {what} (uv pip compile)", self._uv_argv(argv))
             runners = runner_names(self.spec.test_cmd)
             found = cut_off_names(Path(out).read_text(encoding="utf-8"), runners, kept)
             if not self.cutoff or found <= names:
@@ -282,9 +290,50 @@ class Builder:
             names |= found
         return out
 
+    def _from_cache_first(self, what: str, argv: list[str], **step: Any) -> str:
+        """A uv step (``argv``) run on the shared cache alone (``--offline``) first, and against
+        the index only where the cache lacks something. Index pages are revalidated on every
+        online resolution (about 200 for xarray's pins: 15-40 s here), and they are what a
+        second version of a repository would otherwise fetch again. What a cutoff holds back is
+        the same either way (a page fetched after the cutoff lists every release before it);
+        what is not cut off (build tools, the test runner) is as of the cache's pages."""
+        step.setdefault("shared_cache", True)
+        try:
+            return self._step(f"{what}, from uv's cache", [*argv, "--offline"], **step)
+        except EnvironmentSetupError:
+            return self._step(what, argv, **step)
+
+    def _project_requires(
+        self, checkout: Path, writable: Path, ro: Sequence[str] = (), extras: Sequence[str] = ()
+    ) -> list[str] | None:
+        """The checkout's own requirements as a requirement file (``project_requires.py``),
+        read in the sandbox without the network or a cache; None where the venv's pip cannot
+        say (no ``--report`` before pip 22.2, a build that needs what the venv lacks)."""
+        tmp = writable / TMP
+        report = tmp / f"project-report-{len(list(tmp.glob('project-report-*')))}.json"
+        target = "." + (f"[{','.join(extras)}]" if extras else "")
+        argv = report_argv(self.python, target, str(report))
+        try:
+            self._step(
+                "reading the project's requirements (pip's dry-run report)",
+                argv, cwd=checkout, writable=writable, ro=ro, network=False,
+            )  # fmt: skip
+            lines = requirement_lines(safefs.read_text(tmp, report.name, REPORT_MAX_BYTES))
+        except (EnvironmentSetupError, OSError, safefs.UnsafePath, UnicodeDecodeError):
+            return None
+        except UnreadableReport:  # not pip's report as this reads it: as if pip could not say
+            return None
+        # ``.in``: the project's exact pins are cut off like any of its requirements
+        # (``pinned_names`` keeps a ``.txt`` of the harness's own from the cutoff).
+        path = report.with_suffix(".in")
+        path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        return [str(path)]
+
     def _uv(self, what: str, args: list[str], shared: bool = True) -> str:
-        argv = [uv_binary(), "pip", *args[:1], "--python", self.python, *self._bounds(), *args[1:]]
-        return self._step(what, argv, shared_cache=shared)
+        return self._step(what, self._uv_argv(args), shared_cache=shared)
+
+    def _uv_argv(self, args: list[str]) -> list[str]:
+        return [uv_binary(), "pip", *args[:1], "--python", self.python, *self._bounds(), *args[1:]]
 
     def _bounds(self) -> list[str]:
         """uv's ``--build-constraint`` of the spec's ``build_constraints`` (what an sdist's
@@ -309,12 +358,15 @@ class Builder:
         ``--no-deps --target``; where the environment has compiled modules (``built``: its
         generated files) and the base commit's C or Cython sources differ from the setup
         commit's (``commit``), build them at the base commit into ``layers/<base>/ext``
-        (``extensions.py``). The dry run builds in isolation, else in the venv (a setup.py
-        that imports what the venv has); where neither can read the requirements, nothing is
-        added and the layer's ``note`` says why. Every path of the layer is checked below the
-        environment's directory, never followed: the build wrote there."""
+        (``extensions.py``). The base commit's requirements are read by pip's report, without
+        the network, and resolved on the shared cache; where pip cannot say, uv's dry run builds
+        the checkout (in isolation, else in the venv, with a cache of its own); where neither
+        can read the requirements, nothing is added and the layer's ``note`` says why. Every
+        path of the layer is checked below the environment's directory, never followed: the
+        build wrote there."""
         rel = f"{LAYERS}/{base}"
         wanted: list[str] = []
+        route = ""  # how the base commit's requirements were read
         note = ""  # why the base commit's requirements could not be read, if they could not
         compiled: list[str] = []
         stale = []
@@ -340,26 +392,14 @@ class Builder:
                 bounds.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
                 dry[4:4] = ["--build-constraint", str(bounds)]
             what = f"uv's dry run at the base commit {base[:12]}"
-            try:
-                out = self._step(what, dry, cwd=src, writable=layer, ro=ro, shared_cache=True)
-            except EnvironmentSetupError as isolated:
-                # A setup.py that imports what the venv has (astropy 1.3's astropy_helpers)
-                # builds only as pip's `setup.py develop` built it: in the venv, not isolated.
-                dry.insert(4, "--no-build-isolation")
-                try:
-                    out = self._step(
-                        f"{what}, in the venv", dry, cwd=src, writable=layer, ro=ro,
-                        shared_cache=True,
-                    )  # fmt: skip
-                except EnvironmentSetupError as in_venv:
-                    # Neither can read it (astropy 1.3: its setup.py needs the venv's
-                    # astropy_helpers, and the venv's setuptools of 2017 has no PEP 517
-                    # back-end for uv): nothing is added, and the layer says why. What the
-                    # base commit lacks then shows in its tests as an environment fault.
-                    first = str(isolated).strip().splitlines()[-1:] or [""]
-                    last = str(in_venv).strip().splitlines()[-1:] or [""]
-                    note = f"isolated: {first[0][:300]}; in the venv: {last[0][:300]}"
-                    out = ""
+            read = self._project_requires(src, layer, ro)
+            if read is not None:  # the requirements as text: resolved on the shared cache
+                dry[-1:] = ["-r", read[0]]
+                out = self._from_cache_first(what, dry, cwd=src, writable=layer, ro=ro)
+                route = "pip's report"
+            else:
+                out, note = self._dry_run_building(what, dry, src, layer, ro)
+                route = "uv's dry run" if out else ""
             wanted = dry_run_packages(out, src) if out else []
             if wanted:
                 pip = [uv_binary(), "pip", "install", "--python", self.python, "--no-deps"]
@@ -380,12 +420,36 @@ class Builder:
             "ext": layer_ext(base) if compiled else "",
             "compiled": compiled,
             "stale_sources": len(stale),
+            "requirements_from": route,
             **(
                 {"note": f"the base commit's requirements could not be read ({note})"}
                 if note
                 else {}
             ),
         }
+
+    def _dry_run_building(
+        self, what: str, dry: list[str], src: Path, layer: Path, ro: Sequence[str]
+    ) -> tuple[str, str]:
+        """uv's dry run of the checkout ``src`` itself, which runs its setup code: with a cache
+        of the layer's own. Isolated, else in the venv; the output, or "" and why neither ran."""
+        try:
+            return self._step(what, dry, cwd=src, writable=layer, ro=ro), ""
+        except EnvironmentSetupError as isolated:
+            # A setup.py that imports what the venv has (astropy 1.3's astropy_helpers)
+            # builds only as pip's `setup.py develop` built it: in the venv, not isolated.
+            dry = [*dry[:4], "--no-build-isolation", *dry[4:]]
+            try:
+                what = f"{what}, in the venv"
+                return self._step(what, dry, cwd=src, writable=layer, ro=ro), ""
+            except EnvironmentSetupError as in_venv:
+                # Neither can read it (astropy 1.3: its setup.py needs the venv's
+                # astropy_helpers, and the venv's setuptools of 2017 has no PEP 517
+                # back-end for uv): nothing is added, and the layer says why. What the
+                # base commit lacks then shows in its tests as an environment fault.
+                first = str(isolated).strip().splitlines()[-1:] or [""]
+                last = str(in_venv).strip().splitlines()[-1:] or [""]
+                return "", f"isolated: {first[0][:300]}; in the venv: {last[0][:300]}"
 
     def _extensions_at_base(
         self, src: Path, layer: Path, ro: Sequence[str], stale: int, src_layout: bool

@@ -26,4 +26,8 @@ if __name__ == "__main__":  # a script in the sandbox; imported as a module, it 
     # rewriting, and warn that it is imported already: an error where a project's
     # filterwarnings says so).
     ARGS = [*sys.argv[1:], "-o", "cache_dir=" + CACHE]
+    # Made now, not when pytest first writes there: a project's plugin may own an ini of the
+    # same name and make subdirectories of it before any test (astropy 1.3's cache_dir).
+    if not os.path.isdir(CACHE):
+        os.makedirs(CACHE)
     sys.exit(int(pytest.main(ARGS, plugins=[toolpolicy_grade_plugin])))

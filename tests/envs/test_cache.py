@@ -332,6 +332,7 @@ def test_built_at_the_environment_setup_commit(
     assert env is not None and len(env.extra_paths) == 1
     layer = json.loads((shared_cache / f"envs/{build.name}/layers/{base}.json").read_text())
     assert layer["packages"] == ["basedep==1.0"]
+    assert layer["requirements_from"] == "pip's report"  # read without running a resolution
     ws = materialize(item, tmp_path / "items", repos=offline, cache_dir=shared_cache)
     assert not (ws.root / "requirements.txt").exists()  # the item is at its base commit
     probe = run_in(env, ws.root, "import extra, app, basedep; print(extra.value, app.x, basedep.v)")
@@ -379,6 +380,31 @@ def test_a_base_commit_whose_requirements_cannot_be_read(
     assert build.status == "built", build.reason
     layer = json.loads((shared_cache / f"envs/{build.name}/layers/{base}.json").read_text())
     assert layer["packages"] == [] and "no metadata here" in layer["note"], layer
+    assert layer["requirements_from"] == ""
+
+
+def test_a_uv_step_reads_the_cache_first_and_the_index_for_what_it_lacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[list[str]] = []
+    missing = {"yes"}
+
+    def step(self: envbuild.Builder, what: str, argv: list[str], **kw: object) -> str:
+        calls.append(argv)
+        if argv[-1] == "--offline" and missing:
+            raise EnvironmentSetupError(f"{what}: not in the cache, and the network is off")
+        return what
+
+    monkeypatch.setattr(envbuild.Builder, "_step", step)
+    builder = envbuild.Builder.__new__(envbuild.Builder)  # only its steps are used
+    assert builder._from_cache_first("resolving", ["uv", "pip", "compile"]) == "resolving"
+    assert calls == [["uv", "pip", "compile", "--offline"], ["uv", "pip", "compile"]]
+    calls.clear()
+    missing.clear()
+    found = builder._from_cache_first("resolving", ["uv", "pip", "compile"])
+    assert found == "resolving, from uv's cache" and calls == [
+        ["uv", "pip", "compile", "--offline"]
+    ]
 
 
 def test_a_failed_build_is_remembered(

@@ -436,3 +436,28 @@ def test_a_project_that_turns_warnings_into_errors(tmp_path: Path) -> None:
     instance = bundled(tmp_path, {**BASE, "pytest.ini": config})
     result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
     assert result.status == "resolved", result
+
+
+# astropy 1.3's test plugin, in short: its own `cache_dir` ini, a directory it makes a subdirectory
+# of before every test (astropy/tests/plugins/config.py, astropy/config/paths.py).
+CACHE_DIR_PLUGIN = """\
+import os
+
+
+def pytest_addoption(parser):
+    parser.addini("cache_dir", "the project's own cache directory", default=None)
+
+
+def pytest_runtest_setup(item):
+    cache_dir = item.config.getini("cache_dir")
+    if cache_dir and not os.path.exists(os.path.join(cache_dir, "mine")):
+        os.mkdir(os.path.join(cache_dir, "mine"))
+"""
+
+
+def test_a_project_plugin_that_reads_the_cache_dir_ini_gets_a_directory(tmp_path: Path) -> None:
+    """Grading moves pytest's cache with `-o cache_dir=`; a project whose plugin registers that
+    ini name for its own use (astropy 1.3) is handed a directory that exists."""
+    instance = bundled(tmp_path, {**BASE, "conftest.py": CACHE_DIR_PLUGIN})
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
+    assert result.status == "resolved", result

@@ -96,7 +96,9 @@ def test_a_slow_embedding_stops_at_the_budget_and_bm25_ranks_meanwhile(repo: Pat
 
 @pytest.mark.usefixtures("tight")
 def test_the_next_call_continues_and_nothing_is_embedded_twice(repo: Path):
-    embedder = SlowEmbedder()
+    # 1.3 s of embedding in all: a call stops past its 0.3 s with at most one chunk more (itself
+    # sized to the time left), so however slow the rest of a call is, no two calls finish it.
+    embedder = SlowEmbedder(per_text=0.01)
     search = CodeSearch(CodeIndex(repo), embedder, pool=WHOLE)
     progress = []
     for _ in range(40):
