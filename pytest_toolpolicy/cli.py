@@ -362,6 +362,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .envs.cli import add_parser as add_envs_parser
 
     add_envs_parser(sub)
+    from .mine.cli import add_parser as add_mine_parser
+
+    add_mine_parser(sub)
     from .view.cli import add_parser as add_view_parser
 
     add_view_parser(sub)

@@ -4,7 +4,9 @@ A seeded sample of a real dataset (the spec's §9 sample of 20 Verified instance
 from instances that can run here, or it measures infrastructure instead of the arms: an
 instance whose repository has no local mirror (when a mirror directory is given; nothing here
 reaches GitHub) or no environment spec (how to install it, which Python, which test-id
-conventions) is left out before sampling, and the session lists it with the reason.
+conventions) is left out before sampling, and the session lists it with the reason. A row
+mined from a repository's history (``toolpolicy mine``) needs no spec of its version: its
+environment is fitted to what its checkout declares (``envs/unlisted.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def runnable_here(repos: Path | None, user_specs: Path | None = None) -> Exclude
             known = has_spec(instance.repo, instance.version, user_specs)
         except EnvSpecError as exc:
             return str(exc)
-        if not known:
+        if not known and instance.mined_from is None:  # a mined row's is fitted to it
             return (
                 f"no environment spec for {instance.repo} {instance.version} "
                 "(add one in a TOML file named by TOOLPOLICY_ENV_SPECS)"

@@ -50,6 +50,9 @@ class Instance:
     # When the change was made (SWE-bench's ISO timestamp): a cutoff for what an environment's
     # unpinned dependencies resolve to, and for selecting instances newer than a model.
     created_at: str | None = None
+    # The commit a row was mined from (``toolpolicy mine``): its environment is fitted to its
+    # checkout, so it needs no spec of its version.
+    mined_from: str | None = None
 
     @property
     def test_target(self) -> str | None:
@@ -97,6 +100,7 @@ def instance_from_row(
         source=source,
         path=path,
         created_at=fields.date("created_at"),
+        mined_from=fields.text("mined_from", pattern=_COMMIT) or None,
     )
     if not instance.FAIL_TO_PASS and not may_lack_tests:
         raise fields.error("FAIL_TO_PASS", "empty (only an under-specified instance has no tests)")

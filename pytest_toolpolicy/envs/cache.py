@@ -55,7 +55,8 @@ from .interpreters import find_python
 from .layout import LAYERS, VENV, layer_ext, layer_site
 from .pipsettings import pip_paths, scrubbed_environ
 from .records import failure_record, lock, read_json, remembered, still_failing, write_json
-from .spec import EnvironmentSetupError, EnvSpec, spec_for
+from .spec import EnvironmentSetupError, EnvSpec, has_spec, spec_for
+from .unlisted import fit_to_checkout
 
 if TYPE_CHECKING:
     from ..bench.instance import Instance
@@ -136,9 +137,11 @@ def build_environment(
     ``WorkspaceSetupError``; a failed build step is returned (and remembered)."""
     start = time.monotonic()
     spec = spec_for(instance.repo, instance.version)
-    interpreter = find_python(spec.python, repo=instance.repo, repo_version=instance.version)
     commit = instance.environment_setup_commit or instance.base_commit
     checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir, commit=commit)
+    if not has_spec(instance.repo, instance.version):
+        spec = fit_to_checkout(spec, checkout)
+    interpreter = find_python(spec.python, repo=instance.repo, repo_version=instance.version)
     cutoff = cutoff_date(spec, instance, checkout, commit)
     identity = f"{spec.key()}\0{commit}\0{os.path.realpath(interpreter)}\0{cutoff}"
     digest = hashlib.sha256(identity.encode()).hexdigest()[:12]

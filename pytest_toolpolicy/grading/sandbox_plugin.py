@@ -10,7 +10,9 @@ node id relative to the invocation directory (the workspace root: how instances 
 whatever rootdir pytest picked), or by the SWE-bench id of the latter (``testids.py``: cut at
 the first space, a path parameter shortened for the ``pytest_options`` parser, MouseButton
 names as numbers for ``matplotlib``'s); several tests may match one id (``t.py::test[a b]``
-and ``t.py::test[a c]`` are both ``t.py::test[a``).
+and ``t.py::test[a c]`` are both ``t.py::test[a``). Asked for no list (``"ids": null``: mining
+a repository's history derives the lists by running), it reports every test it collects,
+each under its SWE-bench id.
 
 What it saw goes to the host as JSON lines on a pipe (``records.py`` reads them): each
 test's start (so that a hung test can be named after the process is killed), the count of
@@ -41,7 +43,8 @@ os.close(_INHERITED)
 _DIR = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(_DIR, "grade.json"), encoding="utf-8") as _file:
     _CONFIG = json.load(_file)
-_WANTED = frozenset(_CONFIG["ids"])
+# None: every test the run collects, each under its SWE-bench id (mining derives the lists).
+_WANTED = None if _CONFIG["ids"] is None else frozenset(_CONFIG["ids"])
 _PARSER = _CONFIG["parser"]
 _TEXT_CHARS = 4000  # of a failure's traceback, its end (where the final exception is)
 _KEPT = {}  # type: dict[str, list[str]]
@@ -104,6 +107,9 @@ def pytest_collection_modifyitems(config: "pytest.Config", items: "list[pytest.I
         # pytest before 4 puts an instance's "()" in a class's test ids; listed ids lack it
         asked = _asked_id(item, start).replace("::()::", "::")
         matched = [item.nodeid, asked, swebench_id(asked, _PARSER)]
+        if _WANTED is None:
+            _KEPT[item.nodeid] = [matched[-1]]
+            continue
         listed = [i for i in dict.fromkeys(matched) if i in _WANTED]
         if listed:
             _KEPT[item.nodeid] = listed

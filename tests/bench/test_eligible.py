@@ -66,3 +66,16 @@ def test_the_sample_is_drawn_from_eligible_instances_only(
 def test_bundled_instances_are_always_eligible(tmp_path: Path) -> None:
     result = load_instances("bundled", exclude=runnable_here(tmp_path / "no-mirrors"))
     assert len(result.instances) == 25 and result.notes == ()
+
+
+def test_a_row_mined_from_history_needs_no_spec_of_its_version(
+    rows: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(SPECS_ENV, raising=False)
+    lines = Path(rows).read_text(encoding="utf-8").splitlines()
+    mined = json.loads(lines[-1]) | {"instance_id": "acme__widget-2", "mined_from": "ab" * 20}
+    Path(rows).write_text("\n".join([*lines, json.dumps(mined)]) + "\n", encoding="utf-8")
+    result = load_instances(rows, exclude=runnable_here(None))
+    names = [i.instance_id for i in result.instances]
+    assert "acme__widget-2" in names and "acme__widget-1" not in names
+    assert result.notes[0].startswith("excluded acme__widget-1: no environment spec")

@@ -94,3 +94,12 @@ def test_a_line_the_plugin_never_writes_is_refused(line: bytes, why: str) -> Non
     data = lines() + line + b"\n"
     with pytest.raises(RecordError, match=why.replace("[", r"\[")):
         read_records(data, [LISTED])
+
+
+def test_a_run_that_asked_for_every_test_takes_every_id() -> None:
+    """Mining asks for no list (``ids`` None): every id the plugin reports is taken, where a
+    run with a list refuses one it did not ask for."""
+    data = lines(report(0, "passed"))
+    assert read_records(data, None).outcomes == {LISTED: "passed"}
+    with pytest.raises(RecordError, match="was not asked for"):
+        read_records(data, ["t.py::other"])

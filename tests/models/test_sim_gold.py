@@ -9,7 +9,7 @@ import pytest
 
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.bench.workspaces import materialize
-from pytest_toolpolicy.models.sim.base_tree import directory_tree
+from pytest_toolpolicy.models.sim.base_tree import BaseTreeError, directory_tree
 from pytest_toolpolicy.models.sim.gold import apply_edit as _apply
 from pytest_toolpolicy.models.sim.gold import file_edits
 
@@ -141,3 +141,43 @@ def test_a_run_inside_a_docstring_larger_than_the_caps(tmp_path: Path) -> None:
     assert all(len(e.search) <= 400 and len(e.replace) <= 2000 for e in edits)
     assert len(edits) > 1
     assert _apply_all(base, "mod.py", edits) == gold
+
+
+NEW_FILES = """\
+diff --git a/changelog/12.bugfix.rst b/changelog/12.bugfix.rst
+new file mode 100644
+--- /dev/null
++++ b/changelog/12.bugfix.rst
+@@ -0,0 +1 @@
++Fixed ``div``.
+diff --git a/calc.py b/calc.py
+--- a/calc.py
++++ b/calc.py
+@@ -1,2 +1,2 @@
+ def div(a, b):
+-    return a // b
++    return a / b
+"""
+
+
+def test_a_new_file_that_is_not_code_is_left_out_and_a_new_module_is_not(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("def div(a, b):\n    return a // b\n")
+    for scoped in (True, False):
+        edits = file_edits(directory_tree(tmp_path).read, NEW_FILES, entity_scoped=scoped)
+        assert [e.file for e in edits] == ["calc.py"]  # the changelog entry changes no test
+    module = NEW_FILES.replace("changelog/12.bugfix.rst", "calc_extra.py")
+    with pytest.raises(BaseTreeError, match="cannot read calc_extra.py"):
+        file_edits(directory_tree(tmp_path).read, module, entity_scoped=True)
+
+
+def test_the_policy_arm_leaves_out_changes_to_files_that_are_not_code(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("def div(a, b):\n    return a // b\n")
+    (tmp_path / "AUTHORS").write_text("Ann\n")
+    authors = (
+        "diff --git a/AUTHORS b/AUTHORS\n--- a/AUTHORS\n+++ b/AUTHORS\n@@ -1 +1,2 @@\n Ann\n+Bob\n"
+    )
+    patch = authors + "diff --git a/calc.py" + NEW_FILES.split("diff --git a/calc.py", 1)[1]
+    scoped = file_edits(directory_tree(tmp_path).read, patch, entity_scoped=True)
+    assert [e.file for e in scoped] == ["calc.py"]  # edit_entity edits Python entities only
+    alone = file_edits(directory_tree(tmp_path).read, authors, entity_scoped=False)
+    assert [e.file for e in alone] == ["AUTHORS"]  # the current arm writes whole files

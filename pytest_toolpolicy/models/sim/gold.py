@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ...primitives.lint import LintError, added_errors
+from .base_tree import BaseTreeError
 from .chunking import split_run
 from .exact_edit import (
     Edit,
@@ -43,7 +44,20 @@ def file_edits(read: Callable[[str], str], patch: str, *, entity_scoped: bool) -
     short enough for the simulator to count its progress from the prompt."""
     edits: list[Edit] = []
     for rel, runs in parse_patch(patch).items():
-        base = read(rel)
+        code = rel.endswith(".py")
+        if entity_scoped and not code:
+            # edit_entity edits Python entities: a change to pytest's AUTHORS or its docs (most
+            # changes mined from its history have one) is one the policy's tools cannot make,
+            # and it changes no test's outcome.
+            continue
+        try:
+            base = read(rel)
+        except BaseTreeError:
+            if code:
+                raise
+            # A file the patch adds that is not code (pytest's changelog/1234.bugfix.rst): the
+            # simulator edits files that exist; such a file changes no test's outcome.
+            continue
         edits += _first_that_fits(base, rel, runs, entity_scoped)
     return edits
 

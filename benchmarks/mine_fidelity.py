@@ -1,0 +1,128 @@
+"""Mining against SWE-bench's own rows: for each Verified row of a repository, find the upstream
+change that carries its fix (a first-parent commit after the row's base commit whose diff of
+the gold patch's files has the gold patch's ``git patch-id``), mine that change, and compare
+the FAIL_TO_PASS it derives with the row's (by test name), and its PASS_TO_PASS within the
+tests the run collected. Prints a line per row and the match rate; not a test. Needs local
+mirrors and the rows (JSON Lines).
+
+    .venv/bin/python benchmarks/mine_fidelity.py --dataset ROWS.jsonl --repos MIRRORS \
+        --repo pytest-dev/pytest [--ids ID ...] [--window 400]
+
+The mined row is given the Verified row's version and environment setup commit, so it runs in
+the environment grading uses for that row: what is compared is the lists, not the
+environment's choice. Target (issue 30): FAIL_TO_PASS identical on >= 80% of the rows whose
+fix maps to one change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+
+def patch_id(mirror: Path, text: str) -> str | None:
+    from pytest_toolpolicy.primitives import hostgit
+
+    out = hostgit.run(["patch-id", "--stable"], cwd=mirror, error=RuntimeError, stdin=text).text
+    return out.split()[0] if out.strip() else None
+
+
+def find_change(mirror: Path, row: dict, window: int) -> str | None:
+    """The first-parent commit after the row's base whose diff of the gold patch's files is the
+    gold patch (by ``git patch-id``), searched oldest first within ``window`` commits."""
+    from pytest_toolpolicy.mine import history
+    from pytest_toolpolicy.primitives import hostgit
+
+    gold = patch_id(mirror, row["patch"])
+    if gold is None:
+        return None
+    files = sorted({line.split(" b/", 1)[1] for line in row["patch"].splitlines()
+                    if line.startswith("diff --git a/")})  # fmt: skip
+    try:
+        walk = history.commits(mirror, f"{row['base_commit']}..HEAD")
+    except history.MineError:
+        return None
+    for commit in reversed(walk[-window:]):
+        argv = ["diff", "--no-ext-diff", "--no-textconv", f"{commit}^1", commit, "--", *files]
+        diff = hostgit.run(argv, cwd=mirror, error=RuntimeError).text
+        if diff and patch_id(mirror, diff) == gold:
+            return commit
+    return None
+
+
+def main() -> None:
+    from pytest_toolpolicy.mine import history
+    from pytest_toolpolicy.mine.mine import Setup, mine_change, with_lists
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", required=True, type=Path)
+    ap.add_argument("--repos", required=True, type=Path)
+    ap.add_argument("--repo", required=True, help="owner/name")
+    ap.add_argument("--ids", nargs="*")
+    ap.add_argument("--window", type=int, default=400, help="first-parent commits searched")
+    ns = ap.parse_args()
+    rows = [json.loads(line) for line in ns.dataset.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r["repo"] == ns.repo and (not ns.ids or r["instance_id"] in ns.ids)]
+    mirror = ns.repos / ns.repo.replace("/", "__")
+    outcomes: Counter[str] = Counter()
+    for row in rows:
+        start = time.monotonic()
+        commit = find_change(mirror, row, ns.window)
+        if commit is None:
+            outcomes["no single change carries the fix"] += 1
+            print(f"{row['instance_id']}: no single change carries the fix", flush=True)
+            continue
+        setup = Setup(ns.repo, ns.repos, None, run=False)
+        candidate = mine_change(mirror, commit, setup)
+        if candidate.row is None:
+            # A dropped candidate (a thin message, too many files) is still compared: the
+            # lists are what fidelity is about.
+            change = history.change(mirror, commit)
+            patch, test_patch = history.patches(mirror, change)
+            base = {"instance_id": f"x-{commit[:12]}", "repo": ns.repo, "patch": patch,
+                    "test_patch": test_patch, "base_commit": change.parent,
+                    "problem_statement": "-", "mined_from": commit}  # fmt: skip
+            touched = change.files
+        else:
+            base, touched = candidate.row, history.change(mirror, commit).files
+        base = base | {
+            "version": row["version"],
+            "environment_setup_commit": row["environment_setup_commit"],
+            "FAIL_TO_PASS": [], "PASS_TO_PASS": [], "created_at": row["created_at"],
+        }  # fmt: skip
+        mined = with_lists(base, tuple(touched), Setup(ns.repo, ns.repos, None), start)
+        want = set(json.loads(row["FAIL_TO_PASS"]) if isinstance(row["FAIL_TO_PASS"], str)
+                   else row["FAIL_TO_PASS"])  # fmt: skip
+        if mined.row is None:
+            kind = f"mining dropped it ({mined.kind})"
+            outcomes[kind] += 1
+            print(f"{row['instance_id']} {commit[:12]}: {kind}: {mined.skipped}", flush=True)
+            continue
+        got = set(mined.row["FAIL_TO_PASS"])
+        if got == want:
+            kind = "FAIL_TO_PASS identical"
+        elif got > want:
+            kind = "FAIL_TO_PASS: more tests mined"
+        elif got < want:
+            kind = "FAIL_TO_PASS: fewer tests mined"
+        else:
+            kind = "FAIL_TO_PASS: different tests"
+        outcomes[kind] += 1
+        extra, lacking = sorted(got - want)[:3], sorted(want - got)[:3]
+        print(f"{row['instance_id']} {commit[:12]} {mined.seconds:.0f}s: {kind}"
+              f"{f' +{extra}' if extra else ''}{f' -{lacking}' if lacking else ''}", flush=True)  # fmt: skip
+    mapped = sum(n for k, n in outcomes.items() if k != "no single change carries the fix")
+    same = outcomes["FAIL_TO_PASS identical"]
+    print(f"\n{ns.repo}: {len(rows)} rows, {mapped} map to one change; FAIL_TO_PASS identical "
+          f"on {same} of {mapped}" + (f" ({same / mapped:.0%})" if mapped else ""))  # fmt: skip
+    for kind, n in outcomes.most_common():
+        print(f"  {kind}: {n}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

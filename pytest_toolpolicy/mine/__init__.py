@@ -1,0 +1,1 @@
+"""Mining a repository's own history into instances (``toolpolicy mine``)."""

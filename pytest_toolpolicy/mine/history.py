@@ -1,0 +1,117 @@
+"""A repository's first-parent history as candidate changes, read with git on the host.
+
+A change is a commit on the first-parent line, diffed against its first parent: a single
+commit, or a merge's whole first-parent diff (a squashed pull request). Every git call goes
+through ``hostgit`` (no hook, filter, textconv or external diff of the repository's runs), and
+the repository is read through its object store alone: nothing is checked out here.
+
+A change is a candidate when it touches both test files and other files, 1 to 15 files in all
+(SWE-bench's and SWE-rebench's filter); ``candidate_reason`` says why one is not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..grading.guard import is_test_path
+from ..primitives import hostgit
+
+MAX_FILES = 15
+_FIELD = "\x1f"  # between the fields of one commit's header line
+_DIFF = ["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--binary"]
+
+
+class MineError(Exception):
+    """git could not read the repository as asked; the message says how."""
+
+
+@dataclass(frozen=True)
+class Change:
+    commit: str
+    parent: str
+    created_at: str  # the commit's committer date, ISO 8601 (when it landed)
+    message: str  # the whole commit message
+    files: tuple[str, ...]  # every path the change touches, sorted
+    merge: bool
+
+    @property
+    def tests(self) -> tuple[str, ...]:
+        return tuple(f for f in self.files if is_test_path(f))
+
+    @property
+    def code(self) -> tuple[str, ...]:
+        return tuple(f for f in self.files if not is_test_path(f))
+
+
+def _git(repo: Path, args: Sequence[str], ok: tuple[int, ...] = (0,)) -> str:
+    return hostgit.run(list(args), cwd=repo, error=MineError, ok=ok).text
+
+
+def commits(
+    repo: Path,
+    rev: str = "HEAD",
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    limit: int | None = None,
+    paths: Sequence[str] = (),
+) -> list[str]:
+    """First-parent commits of ``rev`` (a commit or a range as ``git rev-list`` reads it:
+    ``A..B``, ``X^..X``), newest first, with at least one parent."""
+    if rev.startswith("-"):
+        raise MineError(f"not a revision: {rev!r}")
+    argv = ["rev-list", "--first-parent", "--min-parents=1"]
+    argv += [f"--since={since}"] if since else []
+    argv += [f"--until={until}"] if until else []
+    argv += [f"--max-count={limit}"] if limit else []
+    argv += [rev, "--", *paths]
+    return _git(repo, argv).split()
+
+
+def change(repo: Path, commit: str) -> Change:
+    """The change ``commit`` makes to its first parent."""
+    head = _git(repo, ["show", "-s", f"--format=%H{_FIELD}%P{_FIELD}%cI", commit]).strip()
+    full, parents, date = head.split(_FIELD)
+    message = _git(repo, ["show", "-s", "--format=%B", commit])
+    names = _git(repo, [*_DIFF[:5], "--name-only", "-z", f"{full}^1", full])
+    files = tuple(sorted(n for n in names.split("\0") if n))
+    return Change(full, parents.split()[0], date, message.strip(), files, len(parents.split()) > 1)
+
+
+def candidate_reason(change: Change) -> str | None:
+    """Why ``change`` is not a candidate, or None."""
+    if not change.tests:
+        return "touches no test file"
+    if not change.code:
+        return "touches test files only"
+    if len(change.files) > MAX_FILES:
+        return f"touches {len(change.files)} files (more than {MAX_FILES})"
+    return None
+
+
+def patches(repo: Path, change: Change) -> tuple[str, str]:
+    """(patch, test_patch): the change's diff of its non-test files and of its test files."""
+
+    def diff(paths: Sequence[str]) -> str:
+        return _git(repo, [*_DIFF, change.parent, change.commit, "--", *paths])
+
+    return diff(change.code), diff(change.tests)
+
+
+def version(repo: Path, commit: str) -> tuple[str, str]:
+    """(version, the commit of the tag it comes from) for ``commit``: the nearest tag reachable
+    from it, as ``major.minor`` (SWE-bench's versions), or ("0.0", ``commit``) with none."""
+    tag = _git(repo, ["describe", "--tags", "--abbrev=0", commit], ok=(0, 128)).strip()
+    if not tag:
+        return "0.0", commit
+    tagged = _git(repo, ["rev-list", "-n", "1", f"refs/tags/{tag}"]).strip()
+    return major_minor(tag), tagged
+
+
+def major_minor(tag: str) -> str:
+    """``v7.2.1`` → ``7.2``; a tag without two numbers is kept as it is."""
+    found = re.search(r"(\d+)\.(\d+)", tag)
+    return f"{int(found[1])}.{int(found[2])}" if found else tag

@@ -1,0 +1,105 @@
+"""Mining one change into an instance, its lists derived by running its tests in the sandbox
+(``mine.mine_change``), and the instance validated as any SWE-bench row is."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_toolpolicy.bench.instance import instance_from_row
+from pytest_toolpolicy.envs.environment import Environment
+from pytest_toolpolicy.grading.grade import grade_patch
+from pytest_toolpolicy.mine.mine import Setup, mine_change
+from pytest_toolpolicy.primitives.sandbox import Sandbox
+
+from .history_repo import History, make_history
+
+SANDBOX = Sandbox.from_env()
+ENV = Environment(sys.executable, (".",), plugin_autoload=False)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> History:
+    return make_history(tmp_path_factory.mktemp("mine") / "acme__calc")
+
+
+def setup(repo: History, **kw: object) -> Setup:
+    return Setup("acme/calc", repo.root.parent, SANDBOX, env=ENV, **kw)  # type: ignore[arg-type]
+
+
+def test_a_fix_and_its_test_become_an_instance_that_validates(repo: History) -> None:
+    mined = mine_change(repo.root, repo.fix, setup(repo))
+    assert mined.skipped is None and mined.row is not None, mined
+    row = mined.row
+    assert row["instance_id"] == f"acme__calc-{repo.fix[:12]}"
+    assert (row["base_commit"], row["mined_from"]) == (repo.docs, repo.fix)
+    assert (row["version"], row["environment_setup_commit"]) == ("1.2", repo.initial)
+    assert row["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_float"]
+    assert row["PASS_TO_PASS"] == [
+        "tests/test_ops.py::TestDiv::test_exact[6-3-2]",
+        "tests/test_ops.py::TestDiv::test_exact[9-3-3]",
+        "tests/test_ops.py::test_add",
+    ]
+    assert row["statement_source"] == "commit message" and row["issue_numbers"] == ["12"]
+    assert row["flaky"] == [] and not row["merge"]
+    instance = instance_from_row(row, "local")
+    gold = grade_patch(instance, instance.patch, sandbox=SANDBOX, env=ENV, repos=repo.root.parent)
+    empty = grade_patch(instance, "", sandbox=SANDBOX, env=ENV, repos=repo.root.parent)
+    assert (gold.status, empty.status) == ("resolved", "unresolved")
+
+
+def test_a_merged_pull_request_whose_test_does_not_collect_before(repo: History) -> None:
+    mined = mine_change(repo.root, repo.merge, setup(repo))
+    assert mined.row is not None, mined
+    assert mined.row["FAIL_TO_PASS"] == ["tests/test_square.py::test_square"]
+    assert mined.row["PASS_TO_PASS"] == [] and mined.row["merge"]
+    assert mined.row["problem_statement"].startswith("Add square, which the geometry module")
+    assert mined.row["statement_source"] == "merge body"
+
+
+@pytest.mark.parametrize(
+    ("which", "kind", "why"),
+    [
+        ("docs", "candidate", "touches no test file"),
+        ("tests_only", "candidate", "touches test files only"),
+        ("thin", "statement", "statement too thin to act on (1 words)"),
+    ],
+)
+def test_what_is_dropped_says_why(repo: History, which: str, kind: str, why: str) -> None:
+    mined = mine_change(repo.root, getattr(repo, which), setup(repo))
+    assert (mined.row, mined.kind, mined.skipped) == (None, kind, why)
+
+
+def test_a_thin_message_with_a_supplied_statement(repo: History) -> None:
+    supplied = {repo.thin[:10]: "neg is missing: calc has no way to negate a number"}
+    mined = mine_change(repo.root, repo.thin, setup(repo, supplied=supplied))
+    assert mined.row is not None and mined.row["statement_source"] == "user file"
+    assert mined.row["FAIL_TO_PASS"] == ["tests/test_neg.py::test_neg"]
+
+
+def test_a_change_whose_test_fails_either_way_is_dropped(tmp_path: Path) -> None:
+    from ..bench.gitmirrors import BASE, git, write
+
+    root = tmp_path / "acme__calc"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, BASE)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    write(root, {"calc/extra.py": "X = 1\n", "tests/test_x.py": "def test_x():\n    assert 0\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add a constant that the tests check, and its own test")
+    head = git(root, "rev-parse", "HEAD")
+    mined = mine_change(root, head, Setup("acme/calc", tmp_path, SANDBOX, env=ENV))
+    assert (mined.kind, mined.skipped) == (
+        "lists",
+        "no test fails before the patch and passes after it",
+    )
+
+
+def test_candidates_only(repo: History) -> None:
+    mined = mine_change(repo.root, repo.fix, setup(repo, run=False))
+    assert mined.row is not None and mined.row["FAIL_TO_PASS"] == []
+    assert mined.row["test_patch"].startswith("diff --git a/tests/test_ops.py")
