@@ -39,7 +39,6 @@ import contextlib
 import dataclasses
 import os
 import re
-import stat
 import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -119,7 +118,7 @@ class Builder:
         self.home.mkdir(parents=True)
         workspace = self._clone(checkout, commit, self.repo)
         check_submodules(self.spec, self.repo)
-        spec = self.spec.resolved(lambda rel: _is_file(self.repo, rel))
+        spec = self.spec.resolved(lambda rel: safefs.is_regular(self.repo, rel))
         create_venv(self.interpreter, self.venv)
         pinned = pin_venv(self.venv)
         (self.home / TMP).mkdir()
@@ -188,7 +187,7 @@ class Builder:
             extras = sorted(
                 {e.strip() for a in args if (m := _EXTRAS.search(a)) for e in m[1].split(",")}
             )
-            source = next((f for f in _PROJECT_FILES if _is_file(self.repo, f)), None)
+            source = next((f for f in _PROJECT_FILES if safefs.is_regular(self.repo, f)), None)
             try:
                 if source is None:
                     raise EnvironmentSetupError("the checkout has no setup.py or pyproject.toml")
@@ -220,11 +219,13 @@ class Builder:
         except EnvironmentSetupError as exc:
             first = str(exc).splitlines()[-1:] or [""]
         else:
-            return _as_constraints(out), None
+            return self._as_constraints(out), None
         out = self._resolve("the install's own dependencies", project, (), private)
         pinned = {m[1] for p in spec.pip_packages if (m := _PIN.match(p))}
         why = f"the project needs other versions than the spec pins ({first[0][:300]})"
-        return _as_constraints(out, pinned), f"the install resolved without the spec's pins: {why}"
+        return self._as_constraints(
+            out, pinned
+        ), f"the install resolved without the spec's pins: {why}"
 
     def _requirements_file(self, rel: str) -> str:
         """The checkout's requirement file ``rel`` as SWE-bench installs it
@@ -238,7 +239,7 @@ class Builder:
 
         tmp = self.home / TMP
         path = tmp / f"requirements-{len(list(tmp.glob('requirements-*')))}.txt"
-        path.write_text(swebench_requirements(read, rel) + "\n", encoding="utf-8")
+        self._write(path, swebench_requirements(read, rel) + "\n")
         return str(path)
 
     def _overrides(self, packages: Sequence[str]) -> list[str]:
@@ -251,7 +252,7 @@ class Builder:
     def _pins_file(self, pins: Sequence[str]) -> str:
         tmp = self.home / TMP
         path = tmp / f"pins-{len(list(tmp.glob('pins-*')))}.txt"
-        path.write_text("".join(f"{p}\n" for p in pins), encoding="utf-8")
+        self._write(path, "".join(f"{p}\n" for p in pins))
         return str(path)
 
     def _resolve(
@@ -273,7 +274,7 @@ class Builder:
         cache = ["--cache-dir", f"{tmp}/uv-cache"] if private else []
         kept = pinned_names(inputs, self.repo, self.seen)
         bounds = Path(tmp / "tool-bounds.txt")
-        bounds.write_text("".join(f"{b}\n" for b in TOOL_BOUNDS), encoding="utf-8")
+        self._write(bounds, "".join(f"{b}\n" for b in TOOL_BOUNDS))
         extra = [*extra, "--constraint", str(bounds)]
         names: set[str] = set()
         for _ in range(3):
@@ -284,7 +285,7 @@ class Builder:
             else:
                 self._from_cache_first(f"resolving {what} (uv pip compile)", self._uv_argv(argv))
             runners = runner_names(self.spec.test_cmd)
-            found = cut_off_names(Path(out).read_text(encoding="utf-8"), runners, kept)
+            found = cut_off_names(self._read(Path(out)), runners, kept)
             if not self.cutoff or found <= names:
                 break
             names |= found
@@ -318,7 +319,7 @@ class Builder:
                 "reading the project's requirements (pip's dry-run report)",
                 argv, cwd=checkout, writable=writable, ro=ro, network=False,
             )  # fmt: skip
-            lines = requirement_lines(safefs.read_text(tmp, report.name, REPORT_MAX_BYTES))
+            lines = requirement_lines(self._read(report, REPORT_MAX_BYTES))
         except (EnvironmentSetupError, OSError, safefs.UnsafePath, UnicodeDecodeError):
             return None
         except UnreadableReport:  # not pip's report as this reads it: as if pip could not say
@@ -326,8 +327,28 @@ class Builder:
         # ``.in``: the project's exact pins are cut off like any of its requirements
         # (``pinned_names`` keeps a ``.txt`` of the harness's own from the cutoff).
         path = report.with_suffix(".in")
-        path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        self._write(path, "".join(f"{line}\n" for line in lines))
         return [str(path)]
+
+    def _as_constraints(self, path: str, drop: Collection[str] = ()) -> str:
+        """The resolution at ``path`` rewritten as constraints pip accepts (``constraints.py``)."""
+        self._write(Path(path), install_constraints(self._read(Path(path)), drop))
+        return path
+
+    # The build's steps can write in its directory (TMP too): the harness's own files there are
+    # written by a rename that replaces a link rather than following it, and read refusing one,
+    # each path checked below the environment's directory.
+    def _write(self, path: Path, text: str) -> None:
+        try:
+            safefs.write_text(self.home, path.relative_to(self.home), text)
+        except (OSError, safefs.UnsafePath) as exc:
+            raise EnvironmentSetupError(f"the build's own file {path.name}: {exc}") from None
+
+    def _read(self, path: Path, limit: int = 16 << 20) -> str:
+        try:
+            return safefs.read_text(self.home, path.relative_to(self.home), limit)
+        except (OSError, safefs.UnsafePath, UnicodeDecodeError) as exc:
+            raise EnvironmentSetupError(f"the build's own file {path.name}: {exc}") from None
 
     def _uv(self, what: str, args: list[str], shared: bool = True) -> str:
         return self._step(what, self._uv_argv(args), shared_cache=shared)
@@ -342,7 +363,7 @@ class Builder:
             return []
         path = self.home / TMP / "build-constraints.txt"
         if not path.exists():
-            path.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
+            self._write(path, "".join(f"{c}\n" for c in self.spec.build_constraints))
         return ["--build-constraint", str(path)]
 
     def top_up(
@@ -389,7 +410,7 @@ class Builder:
             dry = [uv_binary(), "pip", "install", "--dry-run", "--python", self.python, "."]
             if self.spec.build_constraints:  # the layer's own copy: this step's TMP is its own
                 bounds = layer / TMP / "build-constraints.txt"
-                bounds.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
+                self._write(bounds, "".join(f"{c}\n" for c in self.spec.build_constraints))
                 dry[4:4] = ["--build-constraint", str(bounds)]
             what = f"uv's dry run at the base commit {base[:12]}"
             read = self._project_requires(src, layer, ro)
@@ -491,7 +512,7 @@ class Builder:
         env = {**build_environ(), "TMPDIR": tmp, "PIP_CACHE_DIR": f"{tmp}/pip-cache"}
         if self.spec.build_constraints:  # pip applies its constraints to isolated builds too
             bounds = writable / TMP / "build-constraints.txt"
-            bounds.write_text("".join(f"{c}\n" for c in self.spec.build_constraints))
+            self._write(bounds, "".join(f"{c}\n" for c in self.spec.build_constraints))
             env["PIP_CONSTRAINT"] = str(bounds)
         env |= {"UV_NO_PROGRESS": "1", "UV_PYTHON_DOWNLOADS": "never"}
         binds = [*pip_paths(), uv_binary(), *ro]
@@ -591,10 +612,9 @@ def pinned_names(args: Sequence[str], repo: Path, seen: str) -> set[str]:
         elif found := _PIN.match(arg):
             names.add(_normal(found[1]))
     for path in outside:
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            names |= {
-                _normal(m[1]) for line in path.read_text().splitlines() if (m := _PIN.match(line))
-            }
+        with contextlib.suppress(OSError, UnicodeDecodeError, safefs.UnsafePath):
+            text = safefs.read_text(path.parent, path.name, 1 << 20)
+            names |= {_normal(m[1]) for line in text.splitlines() if (m := _PIN.match(line))}
     read: set[str] = set()
     while files:
         name = files.pop(0)
@@ -615,13 +635,6 @@ def pinned_names(args: Sequence[str], repo: Path, seen: str) -> set[str]:
     return names
 
 
-def _as_constraints(path: str, drop: Collection[str] = ()) -> str:
-    """The resolution at ``path`` rewritten as constraints pip accepts (``constraints.py``)."""
-    text = Path(path).read_text(encoding="utf-8")
-    Path(path).write_text(install_constraints(text, drop), encoding="utf-8")
-    return path
-
-
 def _shell_words(text: str) -> list[str]:
     import shlex
 
@@ -633,13 +646,6 @@ def _shell_words(text: str) -> list[str]:
 
 def _checkout_error(message: str) -> EnvironmentSetupError:
     return EnvironmentSetupError(f"the environment's checkout: {message}")
-
-
-def _is_file(root: Path, rel: str) -> bool:
-    try:
-        return stat.S_ISREG(safefs.lstat(root, rel).st_mode)
-    except (safefs.UnsafePath, OSError):
-        return False
 
 
 __all__ = ["BUILD_LIMITS", "Builder", "build_sandbox", "VENV"]

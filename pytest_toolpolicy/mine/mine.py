@@ -8,7 +8,6 @@ row also says where its statement came from, the commit it was mined from, and i
 
 from __future__ import annotations
 
-import stat
 import tempfile
 import time
 from collections.abc import Mapping
@@ -147,19 +146,11 @@ def _lists(row: dict[str, Any], touched: tuple[str, ...], setup: Setup) -> Lists
             error = apply_patch(ws, patch)
             if error:
                 raise _Dropped("run", f"does not apply at its parent: {error}")
-            present = [f for f in files if _regular(ws.root, f)]
+            present = [f for f in files if safefs.is_regular(ws.root, f)]
             if not present:
                 raise _Dropped("run", "the test patch leaves no test file to run")
             sides.append(_runs(ws, present, parser, sandbox, env, setup.timeout, touched))
         return derive(sides[0], sides[1])
-
-
-def _regular(root: Path, rel: str) -> bool:
-    """A regular file of the workspace, reached without following a link."""
-    try:
-        return stat.S_ISREG(safefs.lstat(root, rel).st_mode)
-    except (OSError, safefs.UnsafePath):
-        return False
 
 
 def _runs(

@@ -146,6 +146,14 @@ def lstat(root: Path, rel: str | os.PathLike[str]) -> os.stat_result:
     return os.lstat(inside(root, rel, final_link_ok=True))
 
 
+def is_regular(root: Path, rel: str | os.PathLike[str]) -> bool:
+    """Whether ``root/rel`` is a regular file, reached without following a link."""
+    try:
+        return stat.S_ISREG(lstat(root, rel).st_mode)
+    except (UnsafePath, OSError):
+        return False
+
+
 def read_bytes(root: Path, rel: str | os.PathLike[str], limit: int | None = None) -> bytes:
     """A regular file's bytes; ``UnsafePath`` for a link, a FIFO or a device, and for a file
     over ``limit`` bytes (the message gives its size)."""

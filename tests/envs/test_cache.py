@@ -307,6 +307,16 @@ def wheel(directory: Path, name: str, module: str) -> Path:
     return path
 
 
+def setup_commit_files() -> dict[str, str]:
+    """A later commit of ``app`` (the environment's): a requirements file naming a local
+    package ``extra``, which the base commit does not have."""
+    later = {"requirements.txt": "./deps/extra\n", "app/__init__.py": "x = 2\n"}
+    later |= {"backend.json": package("app")["backend.json"]}
+    later |= {f"deps/extra/{k}": v for k, v in package("extra", modules=["extra.py"]).items()}
+    later["deps/extra/extra.py"] = "value = 'extra'\n"
+    return later
+
+
 @pytest.mark.slow  # two commits' environments built: ~8 s
 def test_built_at_the_environment_setup_commit(
     offline: Path, tmp_path: Path, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
@@ -318,11 +328,7 @@ def test_built_at_the_environment_setup_commit(
         "PIP_FIND_LINKS", str(wheel(tmp_path / "wheels", "basedep", "v = 7\n").parent)
     )
     first = {**package("app", requires=["basedep"]), "app/__init__.py": "x = 1\n"}
-    later = {"requirements.txt": "./deps/extra\n", "app/__init__.py": "x = 2\n"}
-    later |= {"backend.json": package("app")["backend.json"]}
-    later |= {f"deps/extra/{k}": v for k, v in package("extra", modules=["extra.py"]).items()}
-    later["deps/extra/extra.py"] = "value = 'extra'\n"
-    base, env_commit = make_repo(offline / "acme__envc", first, later)
+    base, env_commit = make_repo(offline / "acme__envc", first, setup_commit_files())
     item = instance("acme/envc", base, env_commit)
     build = build_environment(item, repos=offline, cache_dir=shared_cache)
     assert build.status == "built", build.reason
@@ -354,11 +360,7 @@ def test_a_base_commit_whose_build_needs_the_venv(
     isolated environment, and the base commit's dry run is made in the venv, as pip's
     `setup.py develop` built it."""
     first = {**package("app", imports=["extra"]), "app/__init__.py": "x = 1\n"}
-    later = {"requirements.txt": "./deps/extra\n", "app/__init__.py": "x = 2\n"}
-    later |= {"backend.json": package("app")["backend.json"]}
-    later |= {f"deps/extra/{k}": v for k, v in package("extra", modules=["extra.py"]).items()}
-    later["deps/extra/extra.py"] = "value = 'extra'\n"
-    base, env_commit = make_repo(offline / "acme__envc", first, later)
+    base, env_commit = make_repo(offline / "acme__envc", first, setup_commit_files())
     item = instance("acme/envc", base, env_commit)
     build = build_environment(item, repos=offline, cache_dir=shared_cache)
     assert build.status == "built", build.reason
@@ -650,3 +652,24 @@ def test_a_link_the_build_planted_never_steers_the_layer(
     assert build.status == "built", build.reason  # the planted link went, the layer was made
     layers = shared_cache / "envs" / build.name / "layers"
     assert layers.is_dir() and not layers.is_symlink()
+
+
+def test_the_builds_own_files_never_go_through_a_link_a_step_planted(tmp_path: Path) -> None:
+    """A build step can write in its TMP; a link it leaves where the harness writes its next
+    requirement or constraint file is replaced, never followed, and one it leaves where the
+    harness reads uv's output is refused."""
+    host = tmp_path / "host.txt"
+    host.write_text("host\n")
+    builder = envbuild.Builder.__new__(envbuild.Builder)  # only its file helpers are used
+    builder.home = tmp_path / "env"
+    (builder.home / "tmp").mkdir(parents=True)
+    planted = builder.home / "tmp" / "tool-bounds.txt"  # a name the harness writes each round
+    planted.symlink_to(host)
+    builder._write(planted, "setuptools<71\n")
+    assert host.read_text() == "host\n" and not planted.is_symlink()
+    assert planted.read_text() == "setuptools<71\n"
+    resolved = builder.home / "tmp" / "resolved-0.txt"
+    resolved.symlink_to(host)
+    with pytest.raises(EnvironmentSetupError, match="resolved-0.txt: refusing"):
+        builder._as_constraints(str(resolved))
+    assert host.read_text() == "host\n"
