@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # against 6.3 s to collect this suite). Sandboxed runs set their own environment.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: eval eval-local smoke-local wheel-check eval-swebench demo test test-slow setup sandbox browser bench clean
+.PHONY: eval eval-local smoke-local wheel-check eval-swebench eval-mine demo test test-slow setup sandbox browser bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -122,6 +122,23 @@ eval-swebench: setup
 	$(BIN)/toolpolicy envs build --dataset $(SWEBENCH) --repos $(MIRRORS) --sample $(SAMPLE) --seed $(SEED) --strata $(STRATA)
 	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-dataset=$(SWEBENCH) --toolpolicy-repos=$(MIRRORS) \
 	  --toolpolicy-sample=$(SAMPLE) --toolpolicy-seed=$(SEED) --toolpolicy-strata=$(STRATA) -n auto
+
+# A history mined into instances, end to end: the example history the package ships (a small
+# project, `toolpolicy mine --example`) mined with its test lists derived by running, each
+# instance validated, then the A/B with sim:oracle (the simulator applying the gold patch, not a
+# language model: every validated instance should resolve in both arms). MINED_MODEL=local:gemma3-270m
+# runs it with the tiny base model instead. Mining resumes where it stopped.
+MINED ?= reports/mined
+MINED_MODEL ?= sim:oracle
+eval-mine: setup
+	test -d $(MINED)/example__tally || $(BIN)/toolpolicy mine --example $(MINED)
+	$(BIN)/toolpolicy mine $(MINED)/example__tally --out $(MINED)/tally.jsonl
+	$(BIN)/toolpolicy validate --dataset $(MINED)/tally.jsonl --repos $(MINED) \
+	  --record $(MINED)/validated.jsonl
+	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-model=$(MINED_MODEL) \
+	  --toolpolicy-dataset=$(MINED)/tally.jsonl --toolpolicy-repos=$(MINED) \
+	  --toolpolicy-report=$(MINED)/ab-$(subst :,-,$(MINED_MODEL)) -p no:cacheprovider \
+	  $(if $(findstring local:,$(MINED_MODEL)),--toolpolicy-max-turns=$(LOCAL_TURNS) --toolpolicy-max-output=current=512)
 
 demo: setup
 	$(BIN)/toolpolicy demo

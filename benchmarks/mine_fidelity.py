@@ -69,6 +69,7 @@ def main() -> None:
     rows = [r for r in rows if r["repo"] == ns.repo and (not ns.ids or r["instance_id"] in ns.ids)]
     mirror = ns.repos / ns.repo.replace("/", "__")
     outcomes: Counter[str] = Counter()
+    p2p_counts: Counter[str] = Counter()
     for row in rows:
         start = time.monotonic()
         commit = find_change(mirror, row, ns.window)
@@ -103,6 +104,7 @@ def main() -> None:
             print(f"{row['instance_id']} {commit[:12]}: {kind}: {mined.skipped}", flush=True)
             continue
         got = set(mined.row["FAIL_TO_PASS"])
+        p2p = _p2p(row, mined, p2p_counts)
         if got == want:
             kind = "FAIL_TO_PASS identical"
         elif got > want:
@@ -114,14 +116,34 @@ def main() -> None:
         outcomes[kind] += 1
         extra, lacking = sorted(got - want)[:3], sorted(want - got)[:3]
         print(f"{row['instance_id']} {commit[:12]} {mined.seconds:.0f}s: {kind}"
-              f"{f' +{extra}' if extra else ''}{f' -{lacking}' if lacking else ''}", flush=True)  # fmt: skip
+              f"{f' +{extra}' if extra else ''}{f' -{lacking}' if lacking else ''}; {p2p}",
+              flush=True)  # fmt: skip
     mapped = sum(n for k, n in outcomes.items() if k != "no single change carries the fix")
     same = outcomes["FAIL_TO_PASS identical"]
     print(f"\n{ns.repo}: {len(rows)} rows, {mapped} map to one change; FAIL_TO_PASS identical "
           f"on {same} of {mapped}" + (f" ({same / mapped:.0%})" if mapped else ""))  # fmt: skip
     for kind, n in outcomes.most_common():
         print(f"  {kind}: {n}")
+    for kind, n in p2p_counts.most_common():
+        print(f"  {kind}: {n}")
     sys.stdout.flush()
+
+
+def _p2p(row: dict, mined: object, counts: Counter[str]) -> str:
+    """PASS_TO_PASS compared within the tests the run collected (a row's PASS_TO_PASS also
+    holds tests of files the test patch does not touch, which mining never runs)."""
+    lists = getattr(mined, "lists", None)
+    want = row["PASS_TO_PASS"]
+    want = set(json.loads(want) if isinstance(want, str) else want)
+    if lists is None:
+        return "PASS_TO_PASS not derived"
+    within = want & set(lists.seen)
+    got = set(lists.pass_to_pass)
+    kind = "PASS_TO_PASS identical within the collected tests" if got == within else (
+        "PASS_TO_PASS differs within the collected tests")  # fmt: skip
+    counts[kind] += 1
+    return (f"P2P {len(within)} listed and collected, {len(got)} mined, "
+            f"{len(within - got)} listed only, {len(got - within)} mined only")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -46,6 +46,11 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
         "how the sample is drawn: repo (default; an equal share per repository) or none",
     ),
     ("--toolpolicy-seed", True, "seed of the sample and of sim (default 0)"),
+    (
+        "--toolpolicy-since",
+        True,
+        "only instances created on or after DATE (YYYY-MM-DD), e.g. a model's training cutoff",
+    ),
     ("--toolpolicy-cache", True, "model record/replay cache: off, record, replay"),
     ("--toolpolicy-cache-file", True, "the cache's SQLite file"),
     ("--toolpolicy-report", True, "report directory (default reports/<model>-<dataset>-seed<N>)"),

@@ -135,6 +135,7 @@ class ABSession:
                     seed=self.settings.seed,
                     exclude=runnable_here(self.settings.repos),
                     strata=self.settings.strata,
+                    since=self.settings.since,
                 )
             except (DatasetError, ValueError) as exc:
                 raise pytest.UsageError(
@@ -401,7 +402,7 @@ class ABSession:
                 {i.instance_id: i.repo for i in loaded.instances},
                 [iid for iid in measured["instance_id"] if iid in flags],
             ),
-            "sampling": [n for n in loaded.notes if n.startswith("sample")],
+            "sampling": [n for n in loaded.notes if n.startswith(("sample", "since"))],
             "tests_visible": self.settings.tests_visible,
             "seed": self.settings.seed,
             "is_sim": model == "sim" or model.startswith("sim:"),

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import limits
 from ..bench.sampling import STRATA, Strata
+from ..bench.since import Since, parse_since
 from ..models.spec import validate_model_spec
 from ..paths import safe_name
 from ..policy.config import GATES
@@ -42,6 +43,7 @@ class Settings:
     sample: int | None = None
     seed: int = 0
     strata: Strata = "repo"  # how the sample is drawn (--toolpolicy-strata)
+    since: Since | None = None  # only instances created on or after it (--toolpolicy-since)
     ablate: tuple[str, ...] = ()
     cache: str = "off"
     cache_file: Path | None = None
@@ -97,6 +99,12 @@ def settings_from(
         raise SettingsError(
             f"--toolpolicy-strata must be one of {', '.join(STRATA)}, got {strata!r}"
         )
+    since = None
+    if get("toolpolicy_since"):
+        try:
+            since = parse_since(str(get("toolpolicy_since")))
+        except ValueError as exc:
+            raise SettingsError(f"--toolpolicy-since: {exc}") from None
     cache = get("toolpolicy_cache") or "off"
     if cache not in CACHE_MODES:
         raise SettingsError(f"--toolpolicy-cache must be one of {', '.join(CACHE_MODES)}")
@@ -138,12 +146,13 @@ def settings_from(
         sample=sample,
         seed=seed,
         strata=strata,
+        since=since,
         ablate=ablate,
         cache=cache,
         cache_file=Path(cache_file) if cache_file else None,
         report=Path(report)
         if report
-        else Path("reports") / _slug(model, dataset, seed, sample, trials),
+        else Path("reports") / _slug(model, dataset, seed, sample, trials, since),
         gate=bool(get("toolpolicy_gate")),
         max_turns=max_turns,
         resume=bool(get("toolpolicy_resume")),
@@ -232,11 +241,16 @@ def _positive(value: Any, name: str) -> int | None:
     return number
 
 
-def _slug(model: str, dataset: str, seed: int, sample: int | None, trials: int = 1) -> str:
+def _slug(
+    model: str, dataset: str, seed: int, sample: int | None, trials: int = 1,
+    since: Since | None = None,
+) -> str:  # fmt: skip
     """A report directory named by what the run is, so a resumed run finds its own results."""
     parts = [model, Path(dataset).name or dataset, f"seed{seed}"]
     if sample:
         parts.append(f"n{sample}")
+    if since is not None:
+        parts.append(f"since{since.when.date().isoformat()}")
     if trials > 1:
         parts.append(f"k{trials}")
     return safe_name("-".join(parts))

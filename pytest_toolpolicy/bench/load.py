@@ -15,6 +15,7 @@ from ..paths import cache_dir, write_atomic
 from .bundled_repos import StreamError, stream_commits, stream_path
 from .instance import Instance, InstanceError, instance_from_row
 from .sampling import Strata, describe, draw
+from .since import Since
 
 # Package data: the benchmark ships inside the wheel, so `bundled` works wherever it is installed.
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled" / "instances"
@@ -61,12 +62,14 @@ def load_instances(
     require_tests: bool = True,
     exclude: Callable[[Instance], str | None] | None = None,
     strata: Strata = "repo",
+    since: Since | None = None,
 ) -> LoadResult:
     """Every valid instance of ``source``, sorted by id; each broken one is an error instead.
     ``exclude`` gives the reason an instance cannot run here (no mirror of its repository, no
     environment spec), or None: those are left out before the sample is drawn, each named in
     the notes, so a seeded sample holds only instances that can run. The sample is stratified
-    by repository unless ``strata`` is "none" (``sampling.py``); a note says what it holds."""
+    by repository unless ``strata`` is "none" (``sampling.py``); a note says what it holds.
+    ``since`` keeps only instances created on or after its date, also before the sample."""
     if sample is not None and sample < 1:
         raise ValueError(f"sample must be a positive number of instances, not {sample}")
     kind = "bundled" if source == "bundled" or source.startswith("bundled:") else source
@@ -103,6 +106,10 @@ def load_instances(
         reasons = {name: exclude(loaded[name]) for name in chosen}
         notes += [f"excluded {name}: {why}" for name, why in reasons.items() if why]
         chosen = [name for name in chosen if not reasons[name]]
+    if since is not None:
+        before = [loaded[name] for name in chosen]
+        chosen = [i.instance_id for i in before if since.keeps(i)]
+        notes.append(since.note(len(chosen), before))
     if sample is not None:
         repo_of = {name: loaded[name].repo for name in chosen}
         if sample >= len(chosen):
@@ -282,6 +289,10 @@ def _local_rows(path: Path, builder: str, *, shown: Path | None = None) -> list[
         raise DatasetError(f"dataset file {shown} does not exist")
     import datasets  # deferred: importing it costs about a second
 
+    # Converting a local file draws a progress bar into the run's output, a line of noise
+    # before every validation or mining summary: off for this load, as the caller had it after.
+    quiet = datasets.are_progress_bars_disabled()
+    datasets.disable_progress_bars()
     try:
         data = datasets.load_dataset(
             builder, data_files=str(path), split="train", cache_dir=_cache_dir()
@@ -289,6 +300,9 @@ def _local_rows(path: Path, builder: str, *, shown: Path | None = None) -> list[
     # datasets surfaces a malformed file as many exception types (even StopIteration).
     except Exception as error:
         raise DatasetError(f"cannot read {shown}: {type(error).__name__}: {error}") from error
+    finally:
+        if not quiet:
+            datasets.enable_progress_bars()
     return data.to_list()
 
 

@@ -35,7 +35,7 @@ def run_logged(
     root: Path,
     test_cmd: str,
     directives: Sequence[str],
-    ids: Sequence[str],
+    ids: Sequence[str] | None,
     parser: str,
     sandbox: Sandbox,
     env: Environment,
@@ -64,4 +64,5 @@ def run_logged(
         if blames_patch(output, touched, (str(root), TESTBED)):
             raise Broken(why)
         raise Infra(why)
-    return LogOutcome(outcomes(statuses, ids), output)
+    # None: every test the log reports (mining derives its lists from all of them)
+    return LogOutcome(outcomes(statuses, statuses if ids is None else ids), output)

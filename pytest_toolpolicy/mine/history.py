@@ -20,6 +20,7 @@ from ..grading.guard import is_test_path
 from ..primitives import hostgit
 
 MAX_FILES = 15
+MAX_BRANCH = 20  # commit messages of a merged branch read for its statement
 _FIELD = "\x1f"  # between the fields of one commit's header line
 _DIFF = ["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--binary"]
 
@@ -36,6 +37,9 @@ class Change:
     message: str  # the whole commit message
     files: tuple[str, ...]  # every path the change touches, sorted
     merge: bool
+    # a merge's branch: the messages of the commits it brings in (merges left out), oldest
+    # first, at most MAX_BRANCH of them; () for a single commit
+    branch: tuple[str, ...] = ()
 
     @property
     def tests(self) -> tuple[str, ...]:
@@ -78,7 +82,19 @@ def change(repo: Path, commit: str) -> Change:
     message = _git(repo, ["show", "-s", "--format=%B", commit])
     names = _git(repo, [*_DIFF[:5], "--name-only", "-z", f"{full}^1", full])
     files = tuple(sorted(n for n in names.split("\0") if n))
-    return Change(full, parents.split()[0], date, message.strip(), files, len(parents.split()) > 1)
+    first, *others = parents.split()
+    branch: tuple[str, ...] = ()
+    if others:
+        log = [
+            "log",
+            "--no-merges",
+            f"--max-count={MAX_BRANCH}",
+            "--format=%B%x00",
+            f"{first}..{full}",
+        ]
+        texts = [t.strip() for t in _git(repo, log).split("\0") if t.strip()]
+        branch = tuple(reversed(texts))
+    return Change(full, first, date, message.strip(), files, bool(others), branch)
 
 
 def candidate_reason(change: Change) -> str | None:

@@ -6,7 +6,10 @@ FAIL_TO_PASS: tests that pass after and did not before (failed, errored, or were
 a test file that imports what the patch adds does not even collect before it). PASS_TO_PASS:
 tests that pass on both sides. A test whose outcome differs between two runs of one side is
 flaky and in neither list. ``derive`` is a pure function of the runs' outcomes; ``run_side``
-runs one side in the sandbox through grading's own runner, reporting every test it collects.
+runs one side in the sandbox through grading's own runner, reporting every test it collects:
+pytest's family through the grading plugin; a repository whose own runner runs its tests
+(sympy's ``bin/test``, django's ``runtests.py``) through its spec's ``test_cmd`` with
+SWE-bench's directives for the files, its log read by SWE-bench's parser for it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..envs.environment import Environment
+from ..grading.directives import django_module
+from ..grading.logrun import run_logged
 from ..grading.run import Broken, Infra, Tampered, run_tests
+from ..grading.testids import PYTEST_PARSERS
 from ..primitives.sandbox import Sandbox
 
 RUNS = 2
@@ -32,6 +38,7 @@ class Lists:
     fail_to_pass: tuple[str, ...]
     pass_to_pass: tuple[str, ...]
     flaky: tuple[str, ...]
+    seen: tuple[str, ...] = ()  # every id a run of either side reported
 
 
 def derive(before: Sequence[Mapping[str, str]], after: Sequence[Mapping[str, str]]) -> Lists:
@@ -43,7 +50,7 @@ def derive(before: Sequence[Mapping[str, str]], after: Sequence[Mapping[str, str
     now = {i: after[0].get(i) if after else None for i in steady}
     f2p = [i for i in steady if now[i] == "passed" and was[i] in _NOT_PASSED]
     p2p = [i for i in steady if now[i] == "passed" and was[i] == "passed"]
-    return Lists(tuple(f2p), tuple(p2p), tuple(flaky))
+    return Lists(tuple(f2p), tuple(p2p), tuple(flaky), tuple(ids))
 
 
 def _varies(runs: Sequence[Mapping[str, str]], test: str) -> bool:
@@ -61,6 +68,8 @@ def run_side(
     touched: Collection[str],
 ) -> dict[str, str]:
     """Every test of ``files`` in the workspace at ``root``, id → outcome."""
+    if parser not in PYTEST_PARSERS:
+        return _run_logged(root, files, parser, sandbox, env, timeout, touched)
     try:
         outcome = run_tests(root, files, None, parser, sandbox, env, timeout, touched)
     except (Infra, Broken, Tampered) as exc:
@@ -69,3 +78,22 @@ def run_side(
         where = f" in {outcome.last_started}" if outcome.last_started else ""
         raise SideFailed(f"timed out after {timeout:g}s{where}")
     return dict(outcome.run.outcomes)
+
+
+def _run_logged(
+    root: Path, files: Sequence[str], parser: str, sandbox: Sandbox, env: Environment | None,
+    timeout: float, touched: Collection[str],
+) -> dict[str, str]:  # fmt: skip
+    spec = env.spec if env is not None else None
+    if env is None or spec is None or not spec.test_cmd:
+        raise SideFailed(f"{parser}'s runner needs its spec's test command; there is none")
+    directives = [django_module(f) for f in files] if parser == "django" else list(files)
+    try:
+        logged = run_logged(
+            root, spec.test_cmd, directives, None, parser, sandbox, env, timeout, touched
+        )
+    except (Infra, Broken) as exc:
+        raise SideFailed(str(exc)) from None
+    if logged.tests is None:
+        raise SideFailed(f"timed out after {timeout:g}s")
+    return dict(logged.tests)

@@ -22,7 +22,7 @@ from ..envs.environment import Environment
 from ..envs.spec import EnvironmentSetupError
 from ..grading.directives import patch_test_files
 from ..grading.grade import apply_patch
-from ..grading.testids import PYTEST_PARSERS
+from ..grading.parsers import LOG_PARSERS
 from ..primitives import safefs
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
@@ -38,6 +38,10 @@ class Mined:
     skipped: str | None  # why it was dropped
     kind: str  # what dropped it: "candidate", "statement", "environment", "run", "lists", ""
     seconds: float
+    lists: Lists | None = None  # what running derived (with the flaky ids), where it ran
+    # of ``seconds``, getting the environment: a build on a version's first use, else the
+    # cached one found (and its layer for the base commit)
+    env_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ def mine_change(checkout: Path, commit: str, setup: Setup) -> Mined:
     why = history.candidate_reason(change)
     if why:
         return dropped("candidate", why)
-    told = statement(change.commit, change.message, setup.supplied)
+    told = statement(change.commit, change.message, setup.supplied, change.branch)
     if told.thin:
         return dropped("statement", f"statement too thin to act on ({told.words} words)")
     try:
@@ -101,19 +105,20 @@ def mine_change(checkout: Path, commit: str, setup: Setup) -> Mined:
 def with_lists(row: dict[str, Any], touched: tuple[str, ...], setup: Setup, start: float) -> Mined:
     """``row`` with its lists derived by running, or why it was dropped."""
     commit = str(row["mined_from"])
+    took: list[float] = []  # the environment's seconds, when it was asked for
     try:
-        lists = _lists(row, touched, setup)
+        lists = _lists(row, touched, setup, took)
     except _Dropped as exc:
-        return Mined(commit, None, str(exc), exc.kind, time.monotonic() - start)
+        return Mined(commit, None, str(exc), exc.kind, time.monotonic() - start, None, sum(took))
     if not lists.fail_to_pass:
         why = "no test fails before the patch and passes after it"
-        return Mined(commit, None, why, "lists", time.monotonic() - start)
+        return Mined(commit, None, why, "lists", time.monotonic() - start, lists, sum(took))
     row = row | {
         "FAIL_TO_PASS": list(lists.fail_to_pass),
         "PASS_TO_PASS": list(lists.pass_to_pass),
         "flaky": list(lists.flaky),
     }
-    return Mined(commit, row, None, "", time.monotonic() - start)
+    return Mined(commit, row, None, "", time.monotonic() - start, lists, sum(took))
 
 
 class _Dropped(Exception):
@@ -122,25 +127,30 @@ class _Dropped(Exception):
         self.kind = kind
 
 
-def _lists(row: dict[str, Any], touched: tuple[str, ...], setup: Setup) -> Lists:
+def _lists(row: dict[str, Any], touched: tuple[str, ...], setup: Setup, took: list[float]) -> Lists:
     try:
         instance = instance_from_row(row, "local", require_tests=False)
     except InstanceError as exc:
         raise _Dropped("candidate", exc.message) from None
+    began = time.monotonic()
     try:
         env = setup.env or environment_for(instance, repos=setup.repos, cache_dir=setup.cache_dir)
     except EnvironmentSetupError as exc:
         raise _Dropped("environment", f"environment: {exc}") from None
+    finally:
+        took.append(time.monotonic() - began)
     parser = env.spec.log_parser if env.spec is not None else "pytest"
-    if parser not in PYTEST_PARSERS:
-        raise _Dropped("run", f"log parser {parser!r}: mining runs pytest's family of runners")
+    if parser not in LOG_PARSERS:
+        raise _Dropped("run", f"log parser {parser!r} is not one of {', '.join(LOG_PARSERS)}")
     sandbox = setup.sandbox or Sandbox.from_env()
     with tempfile.TemporaryDirectory(prefix="toolpolicy-mine-") as tmp:
         try:
             ws = materialize(instance, Path(tmp), repos=setup.repos, cache_dir=setup.cache_dir)
         except WorkspaceSetupError as exc:
             raise _Dropped("environment", f"workspace: {exc}") from None
-        files = patch_test_files(instance.test_patch)
+        # the test patch's Python files: a data file it touches (sphinx's tests/roots/*.po) is
+        # run through the tests that read it, and named to pytest it fails the whole run
+        files = [f for f in patch_test_files(instance.test_patch) if f.endswith(".py")]
         sides = []
         for patch in (instance.test_patch, instance.patch):
             error = apply_patch(ws, patch)

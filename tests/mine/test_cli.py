@@ -37,7 +37,9 @@ def test_candidates_then_a_second_walk_does_only_what_is_new(
     assert "dropped: statement 1, candidate 1" in printed
     assert [r["mined_from"] for r in rows(out)] == [repo.merge]
     skipped = tmp_path / "mined.skipped.jsonl"
-    assert rows(skipped)[1] == {
+    line = rows(skipped)[1]
+    assert set(line.pop("mining")) == {"seconds", "environment_seconds"}  # for yield tables
+    assert line == {
         "commit": repo.tests_only, "kind": "candidate", "why": "touches test files only"
     }  # fmt: skip
     assert main(argv) == 0  # the whole walk: the three done before are not done again
@@ -69,8 +71,55 @@ def test_a_repository_named_otherwise(
     plain = tmp_path / "plain"
     plain.mkdir()
     assert main(["mine", str(plain), "--out", str(out)]) == 2
-    assert "name the repository with --name OWNER/NAME" in capsys.readouterr().out
+    assert "name the repository with --name OWNER/NAME" in capsys.readouterr().err
     assert main(["mine", str(repo.root), "--out", str(out), "--name", "acme"]) == 2
-    assert "--name must be owner/name" in capsys.readouterr().out
+    assert "--name must be owner/name" in capsys.readouterr().err
     assert main(["mine", str(repo.root), "--out", str(out), "--rev", "nope"]) == 2
-    assert "git rev-list failed" in capsys.readouterr().out
+    assert "git rev-list failed" in capsys.readouterr().err
+    assert main(["mine", str(repo.root)]) == 2
+    assert "give REPO and --out FILE.jsonl (or --example DIR)" in capsys.readouterr().err
+    assert main(["mine", str(repo.root), "--out", str(out), "--sample", "0"]) == 2
+    assert "--sample must be a positive number" in capsys.readouterr().err
+
+
+def test_a_seeded_sample_of_the_candidates(
+    repo: History, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "mined.jsonl"
+    argv = ["mine", str(repo.root), "--out", str(out), "--no-run", "--sample", "2", "--seed", "4"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "3 candidate changes; a sample of 2, seed 4" in printed  # fix, thin, merge
+    skipped = rows(tmp_path / "mined.skipped.jsonl")
+    done = [r["mined_from"] for r in rows(out)] + [r["commit"] for r in skipped]
+    # every change that is no candidate is recorded; two of the three candidates are mined
+    assert {repo.docs, repo.tests_only} < set(done) and len(done) == 4
+    assert "dropped: candidate 2" in printed or "candidate 2" in printed
+    chosen = set(done) - {repo.docs, repo.tests_only}
+    assert main(argv) == 0  # resumed: the same sample, all of it done before
+    assert "5 commits in the walk, 4 done before" in capsys.readouterr().out
+    assert len(rows(out)) + len(rows(tmp_path / "mined.skipped.jsonl")) == 4
+    assert main([*argv, "--fresh"]) == 0  # drawn again from scratch: the same changes
+    again = [r["mined_from"] for r in rows(out)] + [
+        r["commit"] for r in rows(tmp_path / "mined.skipped.jsonl")
+    ]
+    assert set(again) - {repo.docs, repo.tests_only} == chosen
+
+
+def test_the_example_unpacks_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path.parent)
+    assert main(["mine", "--example", tmp_path.name]) == 0  # relative, as a Makefile gives it
+    mirror = tmp_path / "example__tally"
+    assert f"toolpolicy mine {mirror} --out" in capsys.readouterr().out
+    assert (mirror / "HEAD").is_file()
+    out = tmp_path / "mined.jsonl"
+    assert main(["mine", str(mirror), "--out", str(out), "--no-run"]) == 0
+    printed = capsys.readouterr().out
+    assert "example/tally: 9 commits in the walk" in printed
+    assert "5 candidates (not instances until their tests run) kept" in printed
+    assert "dropped: candidate 3, statement 1" in printed
+    assert main(["mine", "--example", str(tmp_path)]) == 2
+    assert "example__tally exists" in capsys.readouterr().err
+    assert main(["mine", str(mirror), "--example", str(tmp_path)]) == 2

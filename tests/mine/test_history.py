@@ -52,6 +52,11 @@ def test_a_merge_is_its_whole_first_parent_diff(repo: History) -> None:
     assert change.message.startswith("Merge pull request #5 from ann/feature")
 
 
+def test_a_merge_carries_its_branchs_messages(repo: History) -> None:
+    assert history.change(repo.root, repo.merge).branch == ("square", "test square")
+    assert history.change(repo.root, repo.fix).branch == ()
+
+
 def test_the_patch_and_the_test_patch(repo: History) -> None:
     change = history.change(repo.root, repo.fix)
     assert (change.code, change.tests) == (("calc/ops.py",), ("tests/test_ops.py",))

@@ -103,3 +103,124 @@ def test_candidates_only(repo: History) -> None:
     mined = mine_change(repo.root, repo.fix, setup(repo, run=False))
     assert mined.row is not None and mined.row["FAIL_TO_PASS"] == []
     assert mined.row["test_patch"].startswith("diff --git a/tests/test_ops.py")
+
+
+# sympy's bin/test in miniature: each test function of the files it is given, one status line
+# each ("test_name ok" / "test_name F"), the format SWE-bench's sympy parser reads; a file
+# that does not import reports nothing, as a test that is not there.
+SYMPY_LIKE_RUNNER = """import importlib.util, sys
+
+for path in sys.argv[1:]:
+    spec = importlib.util.spec_from_file_location("t", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception:
+        continue
+    for name in sorted(n for n in vars(module) if n.startswith("test_")):
+        try:
+            getattr(module, name)()
+        except Exception:
+            print(name, "F")
+        else:
+            print(name, "ok")
+"""
+
+
+def test_a_repository_whose_own_runner_reports_its_tests(tmp_path: Path) -> None:
+    from pytest_toolpolicy.envs.spec import EnvSpec
+
+    from ..bench.gitmirrors import BASE, FIXED_OPS, NEW_TEST, git, write
+
+    root = tmp_path / "acme__calc"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, {**BASE, "bin/test": SYMPY_LIKE_RUNNER})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    test_file = (root / "tests/test_ops.py").read_text() + NEW_TEST
+    write(root, {"calc/ops.py": FIXED_OPS, "tests/test_ops.py": test_file})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Make div return a true quotient: div(1, 2) returned 0")
+    spec = EnvSpec("acme/calc", "1.2", test_cmd="python bin/test", log_parser="sympy")
+    env = Environment(sys.executable, (".",), plugin_autoload=False, spec=spec)
+    head = git(root, "rev-parse", "HEAD")
+    mined = mine_change(root, head, Setup("acme/calc", tmp_path, SANDBOX, env=env))
+    assert mined.row is not None, mined
+    assert mined.row["FAIL_TO_PASS"] == ["test_div_float"]
+    # the runner's own names, as SWE-bench's sympy rows list them (the miniature runs only
+    # module-level functions: TestDiv's method is not among them)
+    assert mined.row["PASS_TO_PASS"] == ["test_add"]
+
+
+def test_a_runner_without_a_test_command_says_so(tmp_path: Path) -> None:
+    from pytest_toolpolicy.envs.spec import EnvSpec
+    from pytest_toolpolicy.mine.lists import SideFailed, run_side
+
+    env = Environment(
+        sys.executable, spec=EnvSpec("acme/calc", "1.2", test_cmd="", log_parser="sympy")
+    )
+    with pytest.raises(SideFailed, match="sympy's runner needs its spec's test command"):
+        run_side(tmp_path, ["t.py"], parser="sympy", sandbox=SANDBOX, env=env, timeout=30,
+                 touched=())  # fmt: skip
+
+
+def test_the_shipped_example_mines_as_its_readme_says(tmp_path: Path) -> None:
+    from pytest_toolpolicy.mine import history
+    from pytest_toolpolicy.mine.cli import unpack_example
+
+    mirror = unpack_example(tmp_path)
+    walk = history.commits(mirror, "HEAD")
+    mined = [
+        mine_change(mirror, c, Setup("example/tally", tmp_path, SANDBOX, env=ENV)) for c in walk
+    ]
+    kept = {m.row["problem_statement"].splitlines()[0]: m.row for m in mined if m.row}
+    assert {k: r["FAIL_TO_PASS"] for k, r in kept.items()} == {
+        "Accept days in durations": ["tests/test_units.py::test_days"],
+        "Add percent(part, whole, digits) for the progress lines of reports: a share": [
+            "tests/test_percent.py::test_percent",
+            "tests/test_percent.py::test_percent_digits",
+            "tests/test_percent.py::test_percent_of_nothing",
+        ],
+        "parse_duration reads only the first unit of a compound duration": [
+            "tests/test_units.py::test_compound[1h30m-5400]",
+            "tests/test_units.py::test_compound[2m5s-125]",
+            "tests/test_units.py::test_trailing_garbage_is_refused",
+        ],
+        "Fix slugify leaving a dash at the end of a title": [
+            "tests/test_text.py::test_slugify_drops_trailing_punctuation"
+        ],
+    }
+    assert {r["version"] for r in kept.values()} == {"0.1", "0.2"}
+    dropped = sorted((m.kind, m.skipped) for m in mined if m.row is None)
+    assert dropped == [
+        ("candidate", "touches no test file"),
+        ("candidate", "touches no test file"),
+        ("candidate", "touches test files only"),
+        ("lists", "no test fails before the patch and passes after it"),
+        ("statement", "statement too thin to act on (1 words)"),
+    ]
+
+
+def test_a_data_file_the_test_patch_touches_is_not_named_to_pytest(tmp_path: Path) -> None:
+    """sphinx's test patches touch files under tests/roots/ (a .po catalogue): named to pytest,
+    such a file fails the whole run ("not found"); its tests run it."""
+    from ..bench.gitmirrors import BASE, FIXED_OPS, NEW_TEST, git, write
+
+    root = tmp_path / "acme__calc"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, BASE)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    test_file = (root / "tests/test_ops.py").read_text() + NEW_TEST
+    write(root, {"calc/ops.py": FIXED_OPS, "tests/test_ops.py": test_file,
+                 "tests/roots/halves.po": 'msgid "half"\n'})  # fmt: skip
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Make div return a true quotient: div(1, 2) returned 0")
+    mined = mine_change(
+        root, git(root, "rev-parse", "HEAD"), Setup("acme/calc", tmp_path, SANDBOX, env=ENV)
+    )
+    assert mined.row is not None, mined
+    assert "tests/roots/halves.po" in mined.row["test_patch"]
+    assert mined.row["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_float"]

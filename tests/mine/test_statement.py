@@ -23,6 +23,25 @@ def test_a_merged_pull_request_is_its_body() -> None:
     assert (told.text, told.source) == ("Add square for the areas", "merge body")
 
 
+def test_a_thin_merge_is_told_by_its_branch() -> None:
+    branch = (
+        "Delay the warning about a missing plugin until collection\n\nFixes #9643\n"
+        "Co-authored-by: Ann <ann@example.org>",
+        "Add a changelog entry",
+    )
+    empty = from_message("Merge pull request #9646 from ann/9643-delay-warning\n", branch)
+    assert empty.source == "branch commits" and empty.issues == ("9643",)
+    assert empty.text == (
+        "Delay the warning about a missing plugin until collection\n\nFixes #9643\n\n"
+        "Add a changelog entry"
+    )
+    titled = from_message("Merge pull request #1 from ann/x\n\nDelay the warning", branch)
+    assert titled.source == "merge body and branch commits"
+    assert titled.text.startswith("Delay the warning\n\nDelay the warning about")
+    body = "Merge pull request #1 from ann/x\n\nDelay the plugin warning until the collection ends"
+    assert from_message(body, branch).source == "merge body"  # not thin: the body alone
+
+
 def test_a_thin_message() -> None:
     assert from_message("fix").thin and from_message("Merge branch 'main' of x/y").text == ""
     assert not from_message(" ".join(["word"] * MIN_WORDS)).thin

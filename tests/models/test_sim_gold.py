@@ -9,9 +9,9 @@ import pytest
 
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.bench.workspaces import materialize
-from pytest_toolpolicy.models.sim.base_tree import BaseTreeError, directory_tree
+from pytest_toolpolicy.models.sim.base_tree import directory_tree
+from pytest_toolpolicy.models.sim.gold import GoldError, file_edits
 from pytest_toolpolicy.models.sim.gold import apply_edit as _apply
-from pytest_toolpolicy.models.sim.gold import file_edits
 
 RESOLVABLE = [i for i in load_instances("bundled").instances if i.patch]
 
@@ -166,7 +166,13 @@ def test_a_new_file_that_is_not_code_is_left_out_and_a_new_module_is_not(tmp_pat
         edits = file_edits(directory_tree(tmp_path).read, NEW_FILES, entity_scoped=scoped)
         assert [e.file for e in edits] == ["calc.py"]  # the changelog entry changes no test
     module = NEW_FILES.replace("changelog/12.bugfix.rst", "calc_extra.py")
-    with pytest.raises(BaseTreeError, match="cannot read calc_extra.py"):
+    # the baseline's write_file makes the new module whole, before the edit of calc.py
+    edits = file_edits(directory_tree(tmp_path).read, module, entity_scoped=False)
+    assert [(e.file, e.search, e.replace) for e in edits][0] == (
+        "calc_extra.py", "", "Fixed ``div``.\n"
+    )  # fmt: skip
+    # none of the policy's tools creates a file: its plan is declined, saying so
+    with pytest.raises(GoldError, match="adds calc_extra.py: edit_entity edits entities of files"):
         file_edits(directory_tree(tmp_path).read, module, entity_scoped=True)
 
 

@@ -58,9 +58,11 @@ def parse_patch(patch: str) -> dict[str, list[Run]]:
 
     for raw in patch.splitlines(keepends=True):
         if raw.startswith("+++ "):
+            flush()  # a file's diff that ends in changed lines (an append at its end)
             runs = files.setdefault(raw[4:].strip().removeprefix("b/"), [])
         elif (hunk := _HUNK.match(raw)) is not None:
-            line, removed, added = int(hunk.group(1)) - 1, [], []
+            flush()
+            line = int(hunk.group(1)) - 1
             if hunk.group(2) == "0":
                 line += 1  # an empty old range names the line before the insertion
         elif line is None or raw.startswith(("--- ", "diff ", "index ")):

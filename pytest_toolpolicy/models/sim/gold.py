@@ -43,8 +43,18 @@ def file_edits(read: Callable[[str], str], patch: str, *, entity_scoped: bool) -
     Nearby runs are merged into one edit where the caps allow: fewer edits keep a run's ledger
     short enough for the simulator to count its progress from the prompt."""
     edits: list[Edit] = []
+    added = new_files(patch)
     for rel, runs in parse_patch(patch).items():
         code = rel.endswith(".py")
+        if code and rel in added:
+            if entity_scoped:
+                raise GoldError(
+                    f"the gold patch adds {rel}: edit_entity edits entities of files that exist,"
+                    " and none of the policy's tools creates a file"
+                )
+            # the baseline's write_file makes it whole: an Edit with nothing to search
+            edits.append(Edit(rel, "", "", "".join(line for r in runs for line in r.added)))
+            continue
         if entity_scoped and not code:
             # edit_entity edits Python entities: a change to pytest's AUTHORS or its docs (most
             # changes mined from its history have one) is one the policy's tools cannot make,
@@ -60,6 +70,19 @@ def file_edits(read: Callable[[str], str], patch: str, *, entity_scoped: bool) -
             continue
         edits += _first_that_fits(base, rel, runs, entity_scoped)
     return edits
+
+
+def new_files(patch: str) -> set[str]:
+    """The files a unified diff creates (``--- /dev/null``)."""
+    found: set[str] = set()
+    created = False
+    for line in patch.splitlines():
+        if line.startswith("--- "):
+            created = line[4:].strip() == "/dev/null"
+        elif line.startswith("+++ ") and created:
+            found.add(line[4:].strip().removeprefix("b/"))
+            created = False
+    return found
 
 
 def _lint_safe(base: str, rel: str, edits: list[Edit]) -> list[Edit]:
