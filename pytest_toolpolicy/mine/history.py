@@ -20,6 +20,7 @@ from ..grading.guard import is_test_path
 from ..primitives import hostgit
 
 MAX_FILES = 15
+MAX_FILE_BYTES = 2**20  # a source or test file larger than this is data, not a change to mine
 MAX_BRANCH = 20  # commit messages of a merged branch read for its statement
 _FIELD = "\x1f"  # between the fields of one commit's header line
 _DIFF = ["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--binary"]
@@ -40,6 +41,7 @@ class Change:
     # a merge's branch: the messages of the commits it brings in (merges left out), oldest
     # first, at most MAX_BRANCH of them; () for a single commit
     branch: tuple[str, ...] = ()
+    largest: int = 0  # bytes of the largest file version the change touches (either side)
 
     @property
     def tests(self) -> tuple[str, ...]:
@@ -50,8 +52,10 @@ class Change:
         return tuple(f for f in self.files if not is_test_path(f))
 
 
-def _git(repo: Path, args: Sequence[str], ok: tuple[int, ...] = (0,)) -> str:
-    return hostgit.run(list(args), cwd=repo, error=MineError, ok=ok).text
+def _git(
+    repo: Path, args: Sequence[str], ok: tuple[int, ...] = (0,), stdin: str | None = None
+) -> str:
+    return hostgit.run(list(args), cwd=repo, error=MineError, ok=ok, stdin=stdin).text
 
 
 def commits(
@@ -83,6 +87,7 @@ def change(repo: Path, commit: str) -> Change:
     names = _git(repo, [*_DIFF[:5], "--name-only", "-z", f"{full}^1", full])
     files = tuple(sorted(n for n in names.split("\0") if n))
     first, *others = parents.split()
+    largest = _largest_blob(repo, first, full)
     branch: tuple[str, ...] = ()
     if others:
         log = [
@@ -94,7 +99,7 @@ def change(repo: Path, commit: str) -> Change:
         ]
         texts = [t.strip() for t in _git(repo, log).split("\0") if t.strip()]
         branch = tuple(reversed(texts))
-    return Change(full, first, date, message.strip(), files, bool(others), branch)
+    return Change(full, first, date, message.strip(), files, bool(others), branch, largest)
 
 
 def candidate_reason(change: Change) -> str | None:
@@ -105,7 +110,30 @@ def candidate_reason(change: Change) -> str | None:
         return "touches test files only"
     if len(change.files) > MAX_FILES:
         return f"touches {len(change.files)} files (more than {MAX_FILES})"
+    if change.largest > MAX_FILE_BYTES:
+        return (
+            f"touches a file of {change.largest / 2**20:.1f} MiB (more than"
+            f" {MAX_FILE_BYTES / 2**20:g} MiB): no diff of it is read"
+        )
     return None
+
+
+def _largest_blob(repo: Path, parent: str, commit: str) -> int:
+    """The size of the largest blob on either side of the change, read from git's object
+    headers (``cat-file --batch-check``) before any diff of it is: a change that adds a huge
+    file is dropped without its contents ever being loaded."""
+    tree = _git(repo, ["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", parent, commit])
+    blobs = {
+        oid
+        for header in tree.split("\0")
+        if header.startswith(":")
+        for oid in header.split()[2:4]
+        if oid.strip("0")  # the all-zero id: no file on that side
+    }
+    if not blobs:
+        return 0
+    found = _git(repo, ["cat-file", "--batch-check=%(objectsize)"], stdin="\n".join(blobs) + "\n")
+    return max((int(n) for n in found.split() if n.isdigit()), default=0)
 
 
 def patches(repo: Path, change: Change) -> tuple[str, str]:

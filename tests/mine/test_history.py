@@ -67,6 +67,28 @@ def test_the_patch_and_the_test_patch(repo: History) -> None:
     assert "+def test_div_float():" in test_patch and "calc/ops.py" not in test_patch
 
 
+def test_a_change_with_a_huge_file_is_dropped_unread(repo: History, tmp_path: Path) -> None:
+    from ..bench.gitmirrors import git
+
+    assert history.change(repo.root, repo.fix).largest < 1000
+    root = tmp_path / "acme__big"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.py").write_text("x = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    (root / "data.py").write_text("# padding\n" * 120_000)  # 1.2 MB of "code"
+    (root / "tests").mkdir()
+    (root / "tests/test_a.py").write_text("def test_a():\n    pass\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add a generated table and its test")
+    change = history.change(root, git(root, "rev-parse", "HEAD"))
+    assert change.largest == 1_200_000
+    assert history.candidate_reason(change) == (
+        "touches a file of 1.1 MiB (more than 1 MiB): no diff of it is read"
+    )
+
+
 def test_too_many_files() -> None:
     files = tuple(f"pkg/m{i}.py" for i in range(15)) + ("tests/test_m.py",)
     change = history.Change("c", "p", "2024-01-01T00:00:00+00:00", "m", files, False)
