@@ -1,6 +1,7 @@
 """Mining against SWE-bench's own rows: for each Verified row of a repository, find the upstream
-change that carries its fix (a first-parent commit after the row's base commit whose diff of
-the gold patch's files has the gold patch's ``git patch-id``), mine that change, and compare
+change that carries its fix (a commit after the row's base commit whose diff of the gold
+patch's files has the gold patch's ``git patch-id``: on the first-parent line, else on a branch
+merged into it), mine that change, and compare
 the FAIL_TO_PASS it derives with the row's (by test name), and its PASS_TO_PASS within the
 tests the run collected. Prints a line per row and the match rate; not a test. Needs local
 mirrors and the rows (JSON Lines).
@@ -31,9 +32,12 @@ def patch_id(mirror: Path, text: str) -> str | None:
     return out.split()[0] if out.strip() else None
 
 
-def find_change(mirror: Path, row: dict, window: int) -> str | None:
-    """The first-parent commit after the row's base whose diff of the gold patch's files is the
-    gold patch (by ``git patch-id``), searched oldest first within ``window`` commits."""
+def find_change(mirror: Path, row: dict, window: int) -> tuple[str, str] | None:
+    """The commit after the row's base whose diff of the gold patch's files (against its first
+    parent) is the gold patch, by ``git patch-id``: first along the first-parent line (a commit
+    or a merged pull request), oldest first within ``window`` commits; else any commit that
+    touches those files (a fix made on a maintenance branch that reached the default branch in
+    a merge with other changes, as sphinx's 3.x and 4.x fixes did)."""
     from pytest_toolpolicy.mine import history
     from pytest_toolpolicy.primitives import hostgit
 
@@ -42,16 +46,23 @@ def find_change(mirror: Path, row: dict, window: int) -> str | None:
         return None
     files = sorted({line.split(" b/", 1)[1] for line in row["patch"].splitlines()
                     if line.startswith("diff --git a/")})  # fmt: skip
+
+    def carries(commit: str) -> bool:
+        argv = ["diff", "--no-ext-diff", "--no-textconv", f"{commit}^1", commit, "--", *files]
+        diff = hostgit.run(argv, cwd=mirror, error=RuntimeError).text
+        return bool(diff) and patch_id(mirror, diff) == gold
+
     try:
         walk = history.commits(mirror, f"{row['base_commit']}..HEAD")
     except history.MineError:
         return None
     for commit in reversed(walk[-window:]):
-        argv = ["diff", "--no-ext-diff", "--no-textconv", f"{commit}^1", commit, "--", *files]
-        diff = hostgit.run(argv, cwd=mirror, error=RuntimeError).text
-        if diff and patch_id(mirror, diff) == gold:
-            return commit
-    return None
+        if carries(commit):
+            return commit, "first-parent"
+    argv = ["rev-list", "--all", "--no-merges", f"^{row['base_commit']}", "--", *files]
+    others = hostgit.run(argv, cwd=mirror, error=RuntimeError).text.split()
+    found = next((c for c in reversed(others[-window:]) if carries(c)), None)
+    return None if found is None else (found, "on a merged branch")
 
 
 def main() -> None:
@@ -70,13 +81,16 @@ def main() -> None:
     mirror = ns.repos / ns.repo.replace("/", "__")
     outcomes: Counter[str] = Counter()
     p2p_counts: Counter[str] = Counter()
+    places: Counter[str] = Counter()
     for row in rows:
         start = time.monotonic()
-        commit = find_change(mirror, row, ns.window)
-        if commit is None:
+        found = find_change(mirror, row, ns.window)
+        if found is None:
             outcomes["no single change carries the fix"] += 1
             print(f"{row['instance_id']}: no single change carries the fix", flush=True)
             continue
+        commit, where = found
+        places[where] += 1
         setup = Setup(ns.repo, ns.repos, None, run=False)
         candidate = mine_change(mirror, commit, setup)
         if candidate.row is None:
@@ -101,7 +115,8 @@ def main() -> None:
         if mined.row is None:
             kind = f"mining dropped it ({mined.kind})"
             outcomes[kind] += 1
-            print(f"{row['instance_id']} {commit[:12]}: {kind}: {mined.skipped}", flush=True)
+            print(f"{row['instance_id']} {commit[:12]} ({where}): {kind}: {mined.skipped}",
+                  flush=True)  # fmt: skip
             continue
         got = set(mined.row["FAIL_TO_PASS"])
         p2p = _p2p(row, mined, p2p_counts)
@@ -115,13 +130,14 @@ def main() -> None:
             kind = "FAIL_TO_PASS: different tests"
         outcomes[kind] += 1
         extra, lacking = sorted(got - want)[:3], sorted(want - got)[:3]
-        print(f"{row['instance_id']} {commit[:12]} {mined.seconds:.0f}s: {kind}"
+        print(f"{row['instance_id']} {commit[:12]} ({where}) {mined.seconds:.0f}s: {kind}"
               f"{f' +{extra}' if extra else ''}{f' -{lacking}' if lacking else ''}; {p2p}",
               flush=True)  # fmt: skip
     mapped = sum(n for k, n in outcomes.items() if k != "no single change carries the fix")
     same = outcomes["FAIL_TO_PASS identical"]
     print(f"\n{ns.repo}: {len(rows)} rows, {mapped} map to one change; FAIL_TO_PASS identical "
           f"on {same} of {mapped}" + (f" ({same / mapped:.0%})" if mapped else ""))  # fmt: skip
+    print("  found: " + ", ".join(f"{where} {n}" for where, n in places.most_common()))
     for kind, n in outcomes.most_common():
         print(f"  {kind}: {n}")
     for kind, n in p2p_counts.most_common():
