@@ -141,6 +141,8 @@ def build_environment(
     checkout = cached_checkout(instance, repos=repos, cache_dir=cache_dir, commit=commit)
     if not has_spec(instance.repo, instance.version):
         spec = fit_to_checkout(spec, checkout)
+    elif instance.mined_from is not None:
+        spec = fit_to_checkout(spec, checkout, python=False)
     interpreter = find_python(spec.python, repo=instance.repo, repo_version=instance.version)
     cutoff = cutoff_date(spec, instance, checkout, commit)
     identity = f"{spec.key()}\0{commit}\0{os.path.realpath(interpreter)}\0{cutoff}"

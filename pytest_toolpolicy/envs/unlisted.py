@@ -12,7 +12,10 @@ itself declares, read as data and never run, fit it to this one:
   ``[options.extras_require]``), the install takes it (pytest's own tests need ``attrs`` and
   ``hypothesis`` from its ``dev`` extra).
 
-Each change is listed in the spec's ``substitutions``.
+Each change is listed in the spec's ``substitutions``. An instance mined from a version the
+specs do list gets the test extra alone: SWE-bench's tables install what its rows' tests need,
+and a change from the same history may touch others (pytest's tests of hypothesis-based
+parametrization, of junitxml's schema).
 """
 
 from __future__ import annotations
@@ -33,9 +36,12 @@ TEST_EXTRAS = ("testing", "test", "tests", "dev")
 _PLAIN_EDITABLE = re.compile(r"^(python3? -m )?pip3? install -e \.$")
 
 
-def fit_to_checkout(spec: EnvSpec, checkout: Path) -> EnvSpec:
+def fit_to_checkout(spec: EnvSpec, checkout: Path, *, python: bool = True) -> EnvSpec:
+    """``python=False``: the test extra alone (a listed version's interpreter is known to
+    work; a change mined from its history may touch tests its table never ran)."""
     read = reader(checkout)
-    spec = _python(spec, read)
+    if python:
+        spec = _python(spec, read)
     extra = declared_test_extra(read)
     if extra and _PLAIN_EDITABLE.match(" ".join(spec.install.split())):
         why = f"install -e .[{extra}]: the checkout's own test dependencies"

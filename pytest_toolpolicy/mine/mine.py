@@ -104,7 +104,7 @@ def mine_change(checkout: Path, commit: str, setup: Setup) -> Mined:
 
 def with_lists(row: dict[str, Any], touched: tuple[str, ...], setup: Setup, start: float) -> Mined:
     """``row`` with its lists derived by running, or why it was dropped."""
-    commit = str(row["mined_from"])
+    commit = str(row.get("mined_from") or row["instance_id"])
     took: list[float] = []  # the environment's seconds, when it was asked for
     try:
         lists = _lists(row, touched, setup, took)

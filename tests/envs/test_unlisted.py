@@ -41,6 +41,16 @@ def test_pytest_9_gets_python_3_10_and_its_dev_extra(tmp_path: Path) -> None:
     )
 
 
+def test_a_listed_version_mined_gets_the_test_extra_alone(tmp_path: Path) -> None:
+    spec = spec_for("pytest-dev/pytest", "7.2")  # SWE-bench's table: no hypothesis, no xmlschema
+    fitted = unlisted.fit_to_checkout(
+        spec, checkout(tmp_path, pyproject_toml=PYPROJECT), python=False
+    )
+    assert fitted.python == spec.python
+    assert fitted.install == "python -m pip install -e .[dev]"
+    assert fitted.substitutions[-1] == "install -e .[dev]: the checkout's own test dependencies"
+
+
 def test_a_setup_cfg_extra_and_a_python_the_spec_already_fits(tmp_path: Path) -> None:
     cfg = "[options]\npython_requires = >=3.6\n[options.extras_require]\ndocs = sphinx\ntesting = pytest\n"
     spec = EnvSpec("acme/calc", "1.0", python="3.9", install="pip install -e .")
