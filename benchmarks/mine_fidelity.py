@@ -160,8 +160,10 @@ def _p2p(row: dict, mined: object, counts: Counter[str]) -> str:
     kind = "PASS_TO_PASS identical within the collected tests" if got == within else (
         "PASS_TO_PASS differs within the collected tests")  # fmt: skip
     counts[kind] += 1
+    only_listed, only_mined = sorted(within - got)[:2], sorted(got - within)[:2]
     return (f"P2P {len(within)} listed and collected, {len(got)} mined, "
-            f"{len(within - got)} listed only, {len(got - within)} mined only")  # fmt: skip
+            f"{len(within - got)} listed only {only_listed}, "
+            f"{len(got - within)} mined only {only_mined}")  # fmt: skip
 
 
 if __name__ == "__main__":
