@@ -135,7 +135,7 @@ def _lists(row: dict[str, Any], touched: tuple[str, ...], setup: Setup, took: li
     began = time.monotonic()
     try:
         env = setup.env or environment_for(instance, repos=setup.repos, cache_dir=setup.cache_dir)
-    except EnvironmentSetupError as exc:
+    except (EnvironmentSetupError, WorkspaceSetupError) as exc:  # the build, or its checkout
         raise _Dropped("environment", f"environment: {exc}") from None
     finally:
         took.append(time.monotonic() - began)

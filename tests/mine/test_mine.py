@@ -224,3 +224,15 @@ def test_a_data_file_the_test_patch_touches_is_not_named_to_pytest(tmp_path: Pat
     assert mined.row is not None, mined
     assert "tests/roots/halves.po" in mined.row["test_patch"]
     assert mined.row["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_float"]
+
+
+def test_a_checkout_that_cannot_be_made_drops_the_change_and_the_walk_goes_on(
+    repo: History, tmp_path: Path
+) -> None:
+    """astropy's mirror lacks a file over the snapshot service's size limit: the environment's
+    checkout fails for the changes after it, each dropped with why, never the walk."""
+    lacking = tmp_path / "repos"
+    lacking.mkdir()  # no acme__calc here: the environment's checkout cannot be made
+    mined = mine_change(repo.root, repo.fix, Setup("acme/calc", lacking, SANDBOX))
+    assert mined.row is None and mined.kind == "environment"
+    assert mined.skipped is not None and mined.skipped.startswith("environment: ")
