@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # against 6.3 s to collect this suite). Sandboxed runs set their own environment.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: eval eval-local smoke-local wheel-check eval-swebench eval-mine demo test test-slow setup sandbox browser bench clean
+.PHONY: eval eval-local smoke-local wheel-check eval-swebench eval-mine eval-agent demo test test-slow setup sandbox browser bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -122,6 +122,17 @@ eval-swebench: setup
 	$(BIN)/toolpolicy envs build --dataset $(SWEBENCH) --repos $(MIRRORS) --sample $(SAMPLE) --seed $(SEED) --strata $(STRATA)
 	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-dataset=$(SWEBENCH) --toolpolicy-repos=$(MIRRORS) \
 	  --toolpolicy-sample=$(SAMPLE) --toolpolicy-seed=$(SEED) --toolpolicy-strata=$(STRATA) -n auto
+
+# The policy against an agent users run today: mini-swe-agent 2.4.6 (its own agent and prompts,
+# text mode) as the current arm, in the sandbox, its model calls through the harness's bridge to
+# the local gemma-3-270m (a tiny *base* model: expect nothing resolved), on a seeded sample of
+# the bundled benchmark, offline.
+AGENT_SAMPLE ?= 3
+eval-agent: setup
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[mini-swe-agent]'
+	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-current=mini-swe-agent \
+	  --toolpolicy-sample=$(AGENT_SAMPLE) --toolpolicy-max-turns=$(LOCAL_TURNS) \
+	  --toolpolicy-report=reports/agent-mini-swe-agent -n 2
 
 # A history mined into instances, end to end: the example history the package ships (a small
 # project, `toolpolicy mine --example`) mined with its test lists derived by running, each

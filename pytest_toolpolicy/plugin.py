@@ -66,6 +66,12 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
         "a TOML file of candidate policies, each run as its own variant cand:<name> and judged"
         " against current",
     ),
+    (
+        "--toolpolicy-current",
+        True,
+        "who plays the current arm: builtin (the stock loop, default) or cmd:COMMAND (your own"
+        " agent, run in the sandbox, its model calls through the harness's bridge)",
+    ),
     ("--toolpolicy-sandbox", True, "auto (default), require (refuse without bubblewrap), degraded"),
     (
         "--toolpolicy-limits",

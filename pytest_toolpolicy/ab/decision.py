@@ -7,7 +7,8 @@ candidate be shown no worse, and NaN shows nothing.
 
 One exception, stated wherever the verdict is: a criterion whose measure the harness cannot
 observe at all on these instances, for a reason it names (:func:`.measures.unobservable`: no gold
-label for any of them), is *not judged*. It neither passes nor blocks, and the verdict says how
+label for any of them; an external agent's calls that are hidden, or that cannot be rerun), is
+*not judged*. It neither passes nor blocks, and the verdict says how
 many criteria were judged and why the others were not. Only the measures in
 ``measures.MAY_GO_UNOBSERVED`` can be: resolve, cost and tokens are always observable, so their
 unknowns still fail.

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agents.spec import AgentSpec
 from ..bench.instance import Instance
 from ..models.base import Model
 from ..paths import safe_name
@@ -43,6 +44,7 @@ class Harness:
     meta: dict[str, Any] = field(default_factory=dict)  # model, seed, dataset: copied to rows
     generation: Generation = field(default_factory=Generation)  # what every request carries
     candidates: dict[str, Candidate] = field(default_factory=dict)  # by name
+    agent: AgentSpec | None = None  # who plays the current arm (None: the stock loop)
 
 
 def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajectory]:
@@ -86,6 +88,7 @@ def _run_item(
         counterfactual=harness.counterfactual,
         meta={"seed": harness.meta.get("seed"), "dataset": harness.meta.get("dataset")},
         trial=spec.trial,
+        agent=harness.agent if spec.arm == "current" else None,
     )
     run = run_instance(
         instance,

@@ -29,8 +29,9 @@ from ..bench.gold_source import NONE as UNLABELLED
 from .schema import variant_order
 
 MEASURES = ("resolve", "cost", "tokens", "call_precision", "selection_accuracy")
-# The measures that can be structurally unobservable: selection accuracy without gold labels and,
-# later, the call precision of an agent whose loop hides its tool calls. Resolve, cost and tokens
+# The measures that can be structurally unobservable: selection accuracy without gold labels, both
+# of these for an external agent that hides its tool calls, and call precision for any external
+# agent (its calls cannot be removed one at a time and rerun). Resolve, cost and tokens
 # are observable on any measured item, so an unknown one is a failure to show, never "not judged".
 MAY_GO_UNOBSERVED = frozenset({"call_precision", "selection_accuracy"})
 # Which items a row measures: the sample shared by every variant; this variant's own measured items
@@ -39,7 +40,7 @@ SHARED, OWN, NONE = "shared", "own", "none"
 COLUMNS = (
     "arm", "gate", "model", "sample", "n", "n_errors", "cost_unknown",
     "resolved", "resolve", "cost", "tokens", "tokens_total",
-    "calls", "necessary", "call_precision", "sel_correct", "sel_attempted", "selection_accuracy",
+    "calls", "necessary", "calls_hidden", "precision_hidden", "agent", "call_precision", "sel_correct", "sel_attempted", "selection_accuracy",
     "labelled_hand", "labelled_derived", "unlabelled",
     "underspecified", "abstained_correct", "abstention",
     "resolvable", "abstained_false", "false_abstention",
@@ -160,6 +161,14 @@ def _variant_row(
         "tokens_total": tokens_total,
         "calls": calls,
         "necessary": necessary,
+        # items whose agent hid its tool calls (an external command agent)
+        "calls_hidden": int((~ok["calls_observable"].astype(bool)).sum())
+        if "calls_observable" in ok
+        else 0,
+        "agent": _one(rows, "agent"),
+        "precision_hidden": int((~ok["call_precision_observable"].astype(bool)).sum())
+        if "call_precision_observable" in ok
+        else 0,
         "call_precision": _ratio(necessary, calls),
         "sel_correct": correct,
         "sel_attempted": attempted,
@@ -236,6 +245,14 @@ def _cache_share(ok: pd.DataFrame) -> dict[str, object]:
     }
 
 
+def _one(rows: pd.DataFrame, column: str) -> str | None:
+    """The column's one value over the rows (None: absent, or more than one)."""
+    if column not in rows:
+        return None
+    values = rows[column].dropna().unique()
+    return str(values[0]) if len(values) == 1 else None
+
+
 def _summed_json(rows: pd.DataFrame, column: str) -> str:
     """A JSON column of per-gate counts, summed over the rows (as JSON text)."""
     total: dict[str, int] = {}
@@ -301,6 +318,12 @@ def exact(row: pd.Series, measure: str) -> Fraction | None:
     raise ValueError(f"unknown measure {measure!r}; expected one of {', '.join(MEASURES)}")
 
 
+def _all(row: pd.Series, column: str) -> bool:
+    """Every measured item of the row has the flag the count ``column`` counts."""
+    value = row.get(column)
+    return value is not None and not pd.isna(value) and int(value) == int(row["n"]) > 0
+
+
 def unobservable(row: pd.Series, measure: str) -> str | None:
     """Why ``measure`` cannot be observed at all on this row's measured items, as the harness
     states it; None when it can. Not the same as undefined: an arm that made no tool call has
@@ -308,10 +331,15 @@ def unobservable(row: pd.Series, measure: str) -> str | None:
     selection accuracy to observe. Only measures in ``MAY_GO_UNOBSERVED`` can be unobservable."""
     if measure not in MAY_GO_UNOBSERVED or not row.get("n"):
         return None
+    agent = row.get("agent") or "the external agent"
+    if _all(row, "calls_hidden"):
+        return f"{agent} does not show its tool calls to the harness"
+    if measure == "call_precision" and _all(row, "precision_hidden"):
+        return f"{agent}'s calls cannot be removed one at a time and rerun (no counterfactual)"
     if measure == "selection_accuracy":
         hand, derived = row.get("labelled_hand"), row.get("labelled_derived")
         if hand is None or derived is None or pd.isna(hand) or pd.isna(derived):
             return None  # a row from before the label counts: read as it was then
         if int(hand) + int(derived) == 0:
             return "no gold labels for any of these instances"
-    return None  # call precision: every arm's calls are visible today
+    return None

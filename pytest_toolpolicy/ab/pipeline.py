@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agents.loop import ExternalLoop
+from ..agents.spec import AgentSpec
 from ..bench.gold_source import DERIVED_KEY
 from ..bench.gold_source import record as gold_record
 from ..bench.instance import Instance
@@ -54,6 +56,7 @@ class RunSetup:
     counterfactual: bool = False  # rerun each call of a resolved run to score necessary calls
     meta: Mapping[str, Any] = field(default_factory=dict)  # seed, dataset: into the trajectory
     trial: int | None = None  # which of --toolpolicy-trials K runs (None: the only one)
+    agent: AgentSpec | None = None  # the current arm's external agent (None or builtin: stock)
 
 
 @dataclass(frozen=True)
@@ -103,9 +106,21 @@ def run_instance(
     generation = setup.generation
     sent = with_options(model, generation.options_for(arm, trial)) if generation else model
     record: dict[Any, Completion] = {}
-    first: Model = RecordedModel(sent, record, serve=False) if setup.counterfactual else sent
+    # An external agent's calls cannot be removed one at a time: no counterfactual reruns.
+    external = arm == "current" and setup.agent is not None and setup.agent.external
+    reruns = setup.counterfactual and not external
+    first: Model = RecordedModel(sent, record, serve=False) if reruns else sent
     dispatch, memo = dispatch_for(arm, instance.instance_id, prepared, setup.memo, model)
-    loop = build_loop(arm, prepared.toolbox, first, config, variant=variant, dispatch=dispatch)
+    loop: Any
+    if external:
+        assert setup.agent is not None
+        loop = ExternalLoop(
+            prepared.toolbox, first, setup.agent, prepared.toolbox.sandbox,
+            max_turns=config.max_turns, max_cost_usd=config.max_cost_usd,
+            variant=variant or "current",
+        )  # fmt: skip
+    else:
+        loop = build_loop(arm, prepared.toolbox, first, config, variant=variant, dispatch=dispatch)
     trajectory = loop.run(task_of(instance, prepared.env))
     graded: GradeResult | None = None
     precision: CallPrecision | None = None
@@ -129,9 +144,7 @@ def run_instance(
             return bool(result and result.resolved), replayed.stats, tools.stats
 
         resolved = bool(graded and graded.resolved)
-        precision = counterfactual.measure(
-            trajectory, resolved, rerun if setup.counterfactual else None
-        )
+        precision = counterfactual.measure(trajectory, resolved, rerun if reruns else None)
     meta = {
         **trajectory.meta,
         "underspecified": instance.underspecified,

@@ -214,6 +214,25 @@ SPECS: tuple[Column, ...] = (
         lambda s: s.calls,
     ),
     Column(
+        "agent",
+        'str — who played the arm: "builtin" (the stock loop, the policy) or the external'
+        ' agent of --toolpolicy-current ("cmd:...")',
+        lambda s: str(s.meta.get("agent") or "builtin"),
+    ),
+    Column(
+        "calls_observable",
+        "bool — the arm's tool calls were visible to the harness (an external agent that does"
+        " not report its steps: false, and its call precision and selection accuracy are not"
+        " observable)",
+        lambda s: bool(s.meta.get("calls_observable", True)),
+    ),
+    Column(
+        "call_precision_observable",
+        "bool — which of the arm's calls were necessary can be measured (counterfactual"
+        " reruns: never for an external agent, whose calls cannot be removed one at a time)",
+        lambda s: bool(s.meta.get("call_precision_observable", True)),
+    ),
+    Column(
         "necessary_calls",
         "int — calls whose suppression flips resolved → unresolved (0 if unresolved)",
         lambda s: int(s.cf.get("necessary", 0)),

@@ -48,6 +48,13 @@ def replies_parsed(trajectory: Trajectory) -> tuple[int, int]:
     """(replies that parsed as the arm's call format, replies): each arm by its own parser, a
     failed call not counted as a reply. A parsed reply may still name a tool that is not there."""
     parsed = replies = 0
+    if trajectory.meta.get("agent") not in (None, "builtin"):
+        # An external agent's replies are in its own format: parsed where it acted on them (a
+        # reported step), not by the built-in loop's parser; unknown where its steps are hidden.
+        if not trajectory.meta.get("calls_observable"):
+            return 0, 0
+        replied = [t for t in trajectory.turns if t.completion and not t.completion.get("error")]
+        return sum(1 for t in replied if t.executed), len(replied)
     for turn in trajectory.turns:
         for record in (turn.completion, *turn.extra_selections):
             if not record or record.get("error"):

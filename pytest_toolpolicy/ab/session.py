@@ -306,6 +306,7 @@ class ABSession:
                 meta=self.row_meta,
                 generation=settings.generation,
                 candidates={c.name: c for c in settings.candidates},
+                agent=settings.current,
             )
         return self._harness
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import limits
+from ..agents.spec import AgentSpec, AgentSpecError, parse_agent
 from ..bench.sampling import STRATA, Strata
 from ..bench.since import Since, parse_since
 from ..models.spec import validate_model_spec
@@ -59,6 +60,7 @@ class Settings:
     trials: int = 1  # runs of each item (--toolpolicy-trials)
     candidates: tuple[Candidate, ...] = ()  # candidate policies (--toolpolicy-candidates)
     view: bool = True  # build the viewer's site at the end (--toolpolicy-no-view: not)
+    current: AgentSpec = field(default_factory=lambda: AgentSpec("builtin"))  # who plays current
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -131,6 +133,10 @@ def settings_from(
         generation = generation_from(get, model)
     except (EndpointError, GenerationError) as exc:
         raise SettingsError(str(exc)) from None
+    try:
+        current = parse_agent(get("toolpolicy_current"), project=os.getcwd())
+    except AgentSpecError as exc:
+        raise SettingsError(f"--toolpolicy-current: {exc}") from None
     trials = _positive(get("toolpolicy_trials"), "--toolpolicy-trials") or 1
     if trials > MAX_TRIALS:
         raise SettingsError(f"--toolpolicy-trials must be at most {MAX_TRIALS}, got {trials}")
@@ -164,6 +170,7 @@ def settings_from(
         generation=generation,
         trials=trials,
         candidates=candidates,
+        current=current,
     )
 
 

@@ -19,7 +19,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -141,6 +141,7 @@ class Sandbox:
         rw_mounts: Sequence[tuple[str, str]] = (),
         disk_bytes: int | None = None,
         view: Path | None = None,
+        stop: Callable[[], str | None] | None = None,
     ) -> RunResult:
         """Run ``argv`` with ``cwd`` (inside ``writable``; default ``writable``, else a private
         temporary directory) and return what it printed and how it ended. ``env``: variables the
@@ -163,7 +164,10 @@ class Sandbox:
         (host path, where it is seen) pairs, read-only. Degraded mode has no mount namespace,
         so it sees paths as they are on the host. ``rw_mounts``: (host path below ``writable``,
         where it is seen) pairs, writable, ``cwd`` moving with the one it is in. ``disk_bytes``: the bound of ``writable``
-        (default ``limits.workspace_mb``; an environment build has its own)."""
+        (default ``limits.workspace_mb``; an environment build has its own). ``stop``: asked
+        while the run goes on; a reason it returns ends the run as a timeout does (every
+        process killed), with the reason in ``notes`` (an external agent's bridge uses it when
+        the agent passes one of its limits)."""
         if (writable is not None or view is not None) and self._defaults:
             given = self._defaults
             env = {**given.get("env", {}), **(env or {})}
@@ -216,8 +220,9 @@ class Sandbox:
             command = [*_enter(cgroups), *self._rlimits(notes, fsize), *command]
             side, pipe = ((pipe, channel) if pipe else None), None  # _supervise closes it now
             return self._supervise(
-                command, env, cwd, stdin, timeout, merge_stderr, cgroups, notes, watch, side
-            )
+                command, env, cwd, stdin, timeout, merge_stderr, cgroups, notes, watch, side,
+                stop,
+            )  # fmt: skip
         finally:
             cgroups.destroy()
             for fd in pipe or ():
@@ -251,9 +256,18 @@ class Sandbox:
         notes: list[str],
         watch: DiskWatch | None,
         channel: tuple[tuple[int, int], int] | None = None,
+        stop: Callable[[], str | None] | None = None,
     ) -> RunResult:
         """``channel``: ((read end, write end), cap) of the side channel; both ends are closed
         here, whatever happens."""
+        asked: list[str] = []  # the reason ``stop`` gave, once it gave one
+
+        def tick(now: float) -> bool:
+            if stop is not None and not asked and (why := stop()):
+                asked.append(why)
+                return True
+            return bool(watch is not None and watch(now))
+
         start = time.monotonic()
         (reader, writer), cap = channel or ((-1, -1), 0)
         try:
@@ -285,7 +299,7 @@ class Sandbox:
                 channel_cap=cap,
             )
             try:
-                outcome = pump.run(start + timeout, watch)
+                outcome = pump.run(start + timeout, tick if stop is not None else watch)
                 timed_out = outcome == "deadline" and not has_exited(proc.pid)
                 if outcome != "eof" or self.mode == "degraded":
                     # At the timeout or the workspace bound: everything. After a normal exit:
@@ -303,7 +317,9 @@ class Sandbox:
                 proc.wait()
         if timed_out:
             notes.append(f"timed out after {timeout:g}s; process tree killed")
-        over = _workspace_check(watch, stopped=outcome == "stopped", notes=notes)
+        if asked:
+            notes.append(f"stopped: {asked[0]}; process tree killed")
+        over = _workspace_check(watch, stopped=outcome == "stopped" and not asked, notes=notes)
         if self.mode == "degraded" and not cgroups.dirs:
             notes.append("descendants that left the process group (setsid) may survive")
         code = proc.returncode

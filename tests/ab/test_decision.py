@@ -168,6 +168,25 @@ def test_selection_without_any_gold_label_is_not_judged_and_does_not_block() -> 
     assert [c.name for c in d.not_judged] == ["selection_accuracy"]
 
 
+def test_an_external_agents_hidden_calls_are_not_judged() -> None:
+    """A cmd: agent as current: its calls are not visible, and no external agent's calls can be
+    removed and rerun; both criteria that need them are not judged, saying why."""
+    hidden = {"calls_hidden": 20, "precision_hidden": 20, "agent": "cmd:python a.py", "n": 20}
+    d = decide(mrow(**WINNER), mrow(resolved=11, **hidden))
+    assert d.criteria["call_precision"].detail == (
+        "call_precision not judged: cmd:python a.py does not show its tool calls to the harness"
+        " (current)"
+    )
+    assert d.criteria["selection_accuracy"].state == "not judged"
+    steps = {"calls_hidden": 0, "precision_hidden": 20, "agent": "mini-swe-agent", "n": 20}
+    d = decide(mrow(**WINNER), mrow(resolved=11, **steps))
+    assert d.criteria["call_precision"].detail == (
+        "call_precision not judged: mini-swe-agent's calls cannot be removed one at a time and"
+        " rerun (no counterfactual) (current)"
+    )
+    assert d.criteria["selection_accuracy"].state != "not judged"  # its steps are scored
+
+
 def test_a_rejection_says_what_was_not_judged_too() -> None:
     d = decide(mrow(resolved=11, **NO_LABELS), mrow(resolved=11, **NO_LABELS))
     assert not d.adopt

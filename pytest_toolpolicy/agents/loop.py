@@ -1,0 +1,162 @@
+"""The current arm played by an external agent: one run of it (``external.py``) as the arm's
+loop, its trajectory built from what passed through the bridge.
+
+Each model call the agent made is a turn: the messages it sent, the completion it got (the
+endpoint's usage and the price table's cost), or the refusal or model error it was told. What
+the agent did between calls is its own affair unless it reports its steps; a command agent's
+are not visible, so its trajectory says ``calls_observable: false`` and the measures that need
+them (call precision, selection accuracy) are reported as not observable, never as 0 or 1.
+
+How the run ended: a limit the bridge enforced, or the wall time, is ``budget_exhausted`` with
+the limit named; a last call that failed at the model is ``model_error`` (the item measured
+nothing); an agent that finished (exit 0, or mini-swe-agent's ``Submitted``) is ``stop``; one
+that ended otherwise (a crash, its own step limit, a format its model never kept) is
+``budget_exhausted`` with its status — never an abstention. Either way what it left in the
+workspace is graded.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..models.base import Model
+from ..primitives.envelope import Dispatch
+from ..primitives.sandbox import Sandbox
+from ..primitives.toolbox import Toolbox
+from ..primitives.workspace import final_patch
+from ..types import Outcome, Task, ToolCall, Trajectory, Turn
+from .bridge import BridgeLimits, Exchange
+from .external import SEEN, ExternalRun, Launch, run_external
+from .spec import AgentSpec
+
+OUTPUT_TAIL = 4000  # of what the agent printed, kept in the trajectory
+ADAPTERS = Path(__file__).parent / "adapters"
+
+
+@dataclass
+class ExternalLoop:
+    toolbox: Toolbox
+    model: Model
+    agent: AgentSpec
+    sandbox: Sandbox
+    max_turns: int = 30
+    max_cost_usd: float | None = None
+    wall_s: float = 1800.0
+    variant: str = "current"
+    dispatch: Dispatch | None = None  # unused: the agent runs its own tools
+    suppress: Any = None  # counterfactual reruns cannot remove an external agent's calls
+
+    def launch(self) -> Launch:
+        return launch_for(self.agent, self.max_turns)
+
+    def run(self, task: Task) -> Trajectory:
+        limits = BridgeLimits(calls=self.max_turns, cost_usd=self.max_cost_usd)
+        run = run_external(
+            self.launch(),
+            workspace=self.toolbox.root,
+            task=task.issue_text,
+            model=self.model,
+            limits=limits,
+            sandbox=self.sandbox,
+            item=task.instance_id,
+            wall_s=self.wall_s,
+        )
+        launch = self.launch()
+        patch, snapshot = final_patch(self.toolbox.workspace)
+        ended = [s for s in run.steps if "exit_status" in s]
+        return Trajectory(
+            instance_id=task.instance_id,
+            arm="current",
+            variant=self.variant,
+            model=getattr(self.model, "name", "?"),
+            turns=tuple(_turn(e, run) for e in run.exchanges),
+            outcome=_outcome(run),
+            patch=patch,
+            meta={
+                **snapshot,
+                "agent": self.agent.label,
+                "agent_exit": run.exit_code,
+                "agent_output": run.output[-OUTPUT_TAIL:],
+                "agent_seconds": run.seconds,
+                "agent_notes": list(run.notes),
+                "calls_observable": launch.observable,
+                # no call of an external agent can be removed and the run replayed, so which
+                # of its calls were necessary is never known
+                "call_precision_observable": False,
+                **({"agent_status": ended[-1]} if ended else {}),
+                **({"agent_steps_error": run.steps_error} if run.steps_error else {}),
+                "max_turns": self.max_turns,
+                "test_target": None,
+            },
+        )
+
+
+def launch_for(agent: AgentSpec, max_turns: int) -> Launch:
+    """How ``agent`` starts in the sandbox."""
+    if agent.kind == "mini-swe-agent":
+        script = f"{SEEN}/adapter.py"
+        return Launch(
+            (sys.executable, script, str(max_turns)),
+            ro_mounts=((str(ADAPTERS / "mini_swe_agent.py"), script),),
+            observable=True,
+        )
+    seen = f"{SEEN}/project"
+    return Launch(
+        ("/bin/sh", "-c", agent.value),
+        env={"TOOLPOLICY_PROJECT": seen} if agent.project else {},
+        ro_mounts=((agent.project, seen),) if agent.project else (),
+    )
+
+
+def _turn(exchange: Exchange, run: ExternalRun) -> Turn:
+    if exchange.completion is not None:
+        completion: dict[str, Any] = exchange.completion.record()
+    else:
+        # A model error was sent and failed: its tokens and cost unknown, never a silent zero.
+        # A call the bridge refused (a limit, tools offered) never reached the model: nothing.
+        sent = (exchange.error or "").startswith("model error")
+        completion = {"text": "", "error": exchange.error, "cost_usd": None if sent else 0.0,
+                      "latency_s": exchange.seconds, "model": "", "replayed": False, "extra": {},
+                      "usage": {"prompt_tokens": 0, "completion_tokens": 0,
+                                "cached_prompt_tokens": 0, "estimated": False,
+                                "missing": sent, "total_tokens": 0}}  # fmt: skip
+    executed = tuple(
+        ToolCall(str(s.get("tool", "bash")), dict(s.get("args") or {}))
+        for s in run.steps
+        if s.get("call") == exchange.index
+    )
+    return Turn(
+        index=exchange.index,
+        prompt=list(exchange.messages),
+        completion=completion,
+        request=executed[0] if executed else None,
+        executed=executed,
+    )
+
+
+def _outcome(run: ExternalRun) -> Outcome:
+    if run.stopped is not None:
+        return Outcome(
+            "budget_exhausted", {"reason": f"limit: {run.stopped}", "limit": run.stopped}
+        )
+    last = run.exchanges[-1] if run.exchanges else None
+    if (
+        last is not None
+        and last.completion is None
+        and (last.error or "").startswith("model error")
+    ):
+        return Outcome("model_error", {"reason": last.error})
+    ended = [s["exit_status"] for s in run.steps if "exit_status" in s]
+    status = ended[-1] if ended else None
+    if (status is None and run.exit_code == 0) or status == "Submitted":
+        return Outcome("stop", {"reason": f"the agent finished ({status or 'exit 0'})"})
+    # Not its own decision to stop (a crash, its own step limit, a format it never kept): no
+    # abstention, whatever it left in the workspace.
+    why = status or f"exit {run.exit_code}"
+    return Outcome(
+        "budget_exhausted",
+        {"reason": f"the agent ended without finishing: {why}", "output_tail": run.output[-800:]},
+    )

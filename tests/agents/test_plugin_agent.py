@@ -1,0 +1,53 @@
+"""Your own agent as the current arm, end to end as a user runs it: ``--toolpolicy-current
+cmd:...`` with a program of the project's own, its model calls through the bridge."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_toolpolicy.primitives.sandbox import Sandbox
+
+pytestmark = pytest.mark.skipif(
+    Sandbox.from_env().mode != "bwrap", reason="an external agent runs only in the sandbox"
+)
+
+AGENT = """\
+import os, openai
+task = open(os.environ["TOOLPOLICY_TASK_FILE"]).read()
+reply = openai.OpenAI().chat.completions.create(
+    model=os.environ["TOOLPOLICY_MODEL"], messages=[{"role": "user", "content": task}])
+open("AGENT_WAS_HERE", "w").write(reply.choices[0].message.content)
+"""
+STOP = {"text": json.dumps({"tool": "stop", "args": {"reason": "nothing to do"}}),
+        "usage": {"prompt_tokens": 123, "completion_tokens": 45}}  # fmt: skip
+
+
+def test_a_command_agent_plays_the_current_arm(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".py", my_agent=AGENT)
+    script = pytester.path / "replies.jsonl"
+    script.write_text("\n".join(json.dumps(STOP) for _ in range(4)) + "\n")
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(
+        "--toolpolicy=ab", f"--toolpolicy-model=scripted:{script}", "--toolpolicy-sample=1",
+        "--toolpolicy-current=cmd:python $TOOLPOLICY_PROJECT/my_agent.py",
+        f"--toolpolicy-report={report}", "--toolpolicy-no-view", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(passed=2)
+    rows = [json.loads(line) for line in (report / "trajectories.jsonl").read_text().splitlines()]
+    (current,) = [r for r in rows if r["arm"] == "current"]
+    meta = current["meta"]
+    assert meta["agent"] == "cmd:python $TOOLPOLICY_PROJECT/my_agent.py"
+    assert meta["agent_exit"] == 0 and meta["calls_observable"] is False
+    (turn,) = current["turns"]  # one model call, its usage the endpoint's (the script's) own
+    assert turn["completion"]["usage"]["prompt_tokens"] == 123
+    assert "+" in current["patch"] and "AGENT_WAS_HERE" in current["patch"]
+    out = result.stdout.str()
+    assert "does not show its tool calls to the harness" in out
+
+
+def test_a_bad_agent_spec_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--toolpolicy=ab", "--toolpolicy-current=aider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--toolpolicy-current: unknown agent 'aider'*"])
