@@ -72,6 +72,12 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
         "who plays the current arm: builtin (the stock loop, default) or cmd:COMMAND (your own"
         " agent, run in the sandbox, its model calls through the harness's bridge)",
     ),
+    (
+        "--toolpolicy-agent-timeout",
+        True,
+        "wall seconds an external current agent may run on one item (default 1800); then it is"
+        " stopped, and its item ends budget_exhausted",
+    ),
     ("--toolpolicy-sandbox", True, "auto (default), require (refuse without bubblewrap), degraded"),
     (
         "--toolpolicy-limits",

@@ -80,15 +80,17 @@ class Generation:
     logprobs: int = 0
     local: LocalServerOptions = field(default_factory=LocalServerOptions)
 
-    def options_for(self, arm: str, trial: int = 1) -> RequestOptions:
+    def options_for(self, arm: str, trial: int = 1, *, external: bool = False) -> RequestOptions:
         """What ``arm``'s requests carry in repeated trial ``trial`` (1..K): a given seed moves
-        on by one a trial, so a server that honours seeds answers each trial afresh."""
+        on by one a trial, so a server that honours seeds answers each trial afresh.
+        ``external``: the arm is an external agent, whose replies are in its own format, so
+        the built-in loop's reply schema is never imposed on them."""
         from ..current.prompt import REPLY_SCHEMA as CURRENT_SCHEMA
         from ..models.request_options import RequestOptions, json_schema_format
         from ..policy.parse import REPLY_SCHEMA as POLICY_SCHEMA
 
         schemas = {"policy": POLICY_SCHEMA, "current": CURRENT_SCHEMA}
-        schema = schemas[arm] if self.structured == "json" else None
+        schema = schemas[arm] if self.structured == "json" and not external else None
         return RequestOptions(
             max_completion_tokens=self.max_output.get(arm),
             seed=None if self.seed is None else self.seed + trial - 1,

@@ -45,6 +45,7 @@ class Harness:
     generation: Generation = field(default_factory=Generation)  # what every request carries
     candidates: dict[str, Candidate] = field(default_factory=dict)  # by name
     agent: AgentSpec | None = None  # who plays the current arm (None: the stock loop)
+    agent_timeout: float = 1800.0  # an external agent's wall seconds on one item
 
 
 def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajectory]:
@@ -89,6 +90,7 @@ def _run_item(
         meta={"seed": harness.meta.get("seed"), "dataset": harness.meta.get("dataset")},
         trial=spec.trial,
         agent=harness.agent if spec.arm == "current" else None,
+        agent_timeout=harness.agent_timeout,
     )
     run = run_instance(
         instance,

@@ -169,10 +169,15 @@ def _variant_row(
         "precision_hidden": int((~ok["call_precision_observable"].astype(bool)).sum())
         if "call_precision_observable" in ok
         else 0,
-        "call_precision": _ratio(necessary, calls),
+        # An external agent's: not known, so not a number (never 0 or 1; see unobservable)
+        "call_precision": math.nan
+        if _hidden(ok, "call_precision_observable")
+        else _ratio(necessary, calls),
         "sel_correct": correct,
         "sel_attempted": attempted,
-        "selection_accuracy": _ratio(correct, attempted),
+        "selection_accuracy": math.nan
+        if _hidden(ok, "calls_observable")
+        else _ratio(correct, attempted),
         "labelled_hand": int(ok.loc[labelled & (sources == HAND), "instance_id"].nunique()),
         "labelled_derived": int(ok.loc[labelled & (sources == DERIVED), "instance_id"].nunique()),
         "unlabelled": int(ok.loc[~labelled, "instance_id"].nunique()),
@@ -243,6 +248,11 @@ def _cache_share(ok: pd.DataFrame) -> dict[str, object]:
         "cached_tokens": cached,
         "cached_share": _ratio(cached, prompt),
     }
+
+
+def _hidden(ok: pd.DataFrame, column: str) -> bool:
+    """Every measured item has the flag ``column`` false (a table from before it: never)."""
+    return column in ok and len(ok) > 0 and not ok[column].astype(bool).any()
 
 
 def _one(rows: pd.DataFrame, column: str) -> str | None:

@@ -57,6 +57,7 @@ class RunSetup:
     meta: Mapping[str, Any] = field(default_factory=dict)  # seed, dataset: into the trajectory
     trial: int | None = None  # which of --toolpolicy-trials K runs (None: the only one)
     agent: AgentSpec | None = None  # the current arm's external agent (None or builtin: stock)
+    agent_timeout: float = 1800.0  # its wall seconds on the item
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,12 @@ def run_instance(
     # and inside the counterfactual record (a rerun sends the same requests).
     trial = setup.trial or 1
     generation = setup.generation
-    sent = with_options(model, generation.options_for(arm, trial)) if generation else model
-    record: dict[Any, Completion] = {}
-    # An external agent's calls cannot be removed one at a time: no counterfactual reruns.
+    # An external agent's calls cannot be removed one at a time: no counterfactual reruns; and
+    # its replies are in its own format: no reply schema of the built-in loop's.
     external = arm == "current" and setup.agent is not None and setup.agent.external
+    options = generation.options_for(arm, trial, external=external) if generation else None
+    sent = with_options(model, options) if options else model
+    record: dict[Any, Completion] = {}
     reruns = setup.counterfactual and not external
     first: Model = RecordedModel(sent, record, serve=False) if reruns else sent
     dispatch, memo = dispatch_for(arm, instance.instance_id, prepared, setup.memo, model)
@@ -117,7 +120,7 @@ def run_instance(
         loop = ExternalLoop(
             prepared.toolbox, first, setup.agent, prepared.toolbox.sandbox,
             max_turns=config.max_turns, max_cost_usd=config.max_cost_usd,
-            variant=variant or "current",
+            wall_s=setup.agent_timeout, variant=variant or "current",
         )  # fmt: skip
     else:
         loop = build_loop(arm, prepared.toolbox, first, config, variant=variant, dispatch=dispatch)

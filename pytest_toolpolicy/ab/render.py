@@ -149,7 +149,7 @@ def compact_rows(table: pd.DataFrame) -> list[list[str]]:
             _frac(r["resolve"], r["resolved"], r["n"]),
             _num(r["cost"], ".4f"),
             _num(r["tokens"], ".0f"),
-            _frac(r["call_precision"], r["necessary"], r["calls"]),
+            _precision_cell(r),
             _selection_cell(r),
             _frac(r["abstention"], r["abstained_correct"], r["underspecified"]),
             _frac(r["false_abstention"], r["abstained_false"], r["resolvable"]),
@@ -160,9 +160,17 @@ def compact_rows(table: pd.DataFrame) -> list[list[str]]:
 
 
 def _selection_cell(r: pd.Series) -> str:
-    if unobservable(r, "selection_accuracy"):
-        return "n/a (no labels)"  # not 0/0 attempts: there was nothing to score them on
+    if why := unobservable(r, "selection_accuracy"):
+        if why.startswith("no gold labels"):
+            return "n/a (no labels)"  # not 0/0 attempts: there was nothing to score them on
+        return "not observable"  # an external agent's hidden calls: the header says why
     return _frac(r["selection_accuracy"], r["sel_correct"], r["sel_attempted"])
+
+
+def _precision_cell(r: pd.Series) -> str:
+    if unobservable(r, "call_precision"):
+        return "not observable"  # never 0 or 1: which calls were necessary is not known
+    return _frac(r["call_precision"], r["necessary"], r["calls"])
 
 
 LABEL_COUNTS = ("labelled_hand", "labelled_derived", "unlabelled")

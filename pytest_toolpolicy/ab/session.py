@@ -307,6 +307,7 @@ class ABSession:
                 generation=settings.generation,
                 candidates={c.name: c for c in settings.candidates},
                 agent=settings.current,
+                agent_timeout=settings.agent_timeout,
             )
         return self._harness
 

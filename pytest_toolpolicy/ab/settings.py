@@ -61,6 +61,7 @@ class Settings:
     candidates: tuple[Candidate, ...] = ()  # candidate policies (--toolpolicy-candidates)
     view: bool = True  # build the viewer's site at the end (--toolpolicy-no-view: not)
     current: AgentSpec = field(default_factory=lambda: AgentSpec("builtin"))  # who plays current
+    agent_timeout: float = 1800.0  # wall seconds of an external agent's run on one item
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -137,6 +138,7 @@ def settings_from(
         current = parse_agent(get("toolpolicy_current"), project=os.getcwd())
     except AgentSpecError as exc:
         raise SettingsError(f"--toolpolicy-current: {exc}") from None
+    agent_timeout = _positive(get("toolpolicy_agent_timeout"), "--toolpolicy-agent-timeout")
     trials = _positive(get("toolpolicy_trials"), "--toolpolicy-trials") or 1
     if trials > MAX_TRIALS:
         raise SettingsError(f"--toolpolicy-trials must be at most {MAX_TRIALS}, got {trials}")
@@ -171,6 +173,7 @@ def settings_from(
         trials=trials,
         candidates=candidates,
         current=current,
+        agent_timeout=float(agent_timeout or 1800),
     )
 
 

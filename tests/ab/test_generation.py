@@ -49,6 +49,9 @@ def test_json_gives_each_arm_its_own_call_format() -> None:
     assert policy.response_format["json_schema"]["schema"] == POLICY_SCHEMA
     assert current.response_format["json_schema"]["schema"] == CURRENT_SCHEMA
     assert policy.seed == current.seed == 11 and policy.top_logprobs is None
+    # an external agent in the current arm writes its own format: no schema forced on it
+    external = generation.options_for("current", external=True)
+    assert external.response_format is None and external.seed == 11
     assert generation.record() == {
         "structured": "json",
         "max_output": {"policy": 256, "current": 4096},

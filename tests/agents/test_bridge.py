@@ -112,3 +112,23 @@ def test_a_model_error_reaches_the_agent_and_the_record() -> None:
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}])
         assert caught.value.status_code == 502
         assert bridge.exchanges[0].error == "model error: endpoint down: connection refused"
+
+
+def test_a_recorded_run_replays_without_the_endpoint(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The bridge answers with the session's model, cache included: recorded once, an agent's
+    calls are served again with nothing sent (replay mode has no endpoint at all)."""
+    from pytest_toolpolicy.models.cache import CachedModel
+
+    path = tmp_path / "completions.sqlite"
+    first = Stub()
+    sent = [{"role": "user", "content": "fix it"}]
+    with Bridge(CachedModel(first, path, "record", name="stub"), item="x-1") as bridge:
+        client = openai.OpenAI(base_url=bridge.start_tcp(), api_key="x", max_retries=0)
+        recorded = client.chat.completions.create(model="m", messages=sent)  # type: ignore[arg-type]
+    with Bridge(CachedModel(None, path, "replay", name="stub"), item="x-1") as bridge:
+        client = openai.OpenAI(base_url=bridge.start_tcp(), api_key="x", max_retries=0)
+        replayed = client.chat.completions.create(model="m", messages=sent)  # type: ignore[arg-type]
+        assert bridge.exchanges[0].completion is not None
+        assert bridge.exchanges[0].completion.replayed
+    assert replayed.choices[0].message.content == recorded.choices[0].message.content == "reply 1"
+    assert replayed.usage == recorded.usage and len(first.requests) == 1

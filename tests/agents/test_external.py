@@ -105,3 +105,26 @@ def test_an_agent_past_its_limit_is_stopped_at_once(tmp_path: Path) -> None:
     # stopped by the limit (the refused third call), not by the wall time
     assert len(run.exchanges) >= 3 and len([e for e in run.exchanges if e.completion]) == 2
     assert any("stopped: calls: 2 made" in note for note in run.notes)
+
+
+def test_the_example_loop_agent_and_its_token_count(tmp_path: Path) -> None:
+    """evals/agents/minimal_agent.py, the `cmd:` example: what it was told it used is exactly
+    what the bridge recorded from the endpoint."""
+    from pytest_toolpolicy.models.scripted import ScriptedModel
+
+    example = Path(__file__).resolve().parents[2] / "evals" / "agents" / "minimal_agent.py"
+    model = ScriptedModel([
+        {"text": "```bash\necho fixed > NOTE.txt\n```", "usage": {"prompt_tokens": 311, "completion_tokens": 9}},
+        {"text": "DONE", "usage": {"prompt_tokens": 340, "completion_tokens": 1}},
+    ])  # fmt: skip
+    run = run_external(
+        Launch((sys.executable, "/toolpolicy/agent.py"), ro_mounts=((str(example), "/toolpolicy/agent.py"),)),
+        workspace=tmp_path, task="Write NOTE.txt", model=model, limits=BridgeLimits(),
+        sandbox=SANDBOX, wall_s=60,
+    )  # fmt: skip
+    assert run.exit_code == 0, run.output
+    assert (tmp_path / "NOTE.txt").read_text() == "fixed\n"
+    served = [e.completion.usage for e in run.exchanges if e.completion]
+    told = (sum(u.prompt_tokens for u in served), sum(u.completion_tokens for u in served))
+    assert told == (651, 10)
+    assert f"tokens the agent was told: prompt {told[0]}, completion {told[1]}" in run.output

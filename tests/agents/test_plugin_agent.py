@@ -45,9 +45,41 @@ def test_a_command_agent_plays_the_current_arm(pytester: pytest.Pytester) -> Non
     assert "+" in current["patch"] and "AGENT_WAS_HERE" in current["patch"]
     out = result.stdout.str()
     assert "does not show its tool calls to the harness" in out
+    (row,) = [line for line in out.splitlines() if line.startswith("current ")]
+    assert row.count("not observable") == 2  # call precision and selection accuracy, never 0/1
 
 
 def test_a_bad_agent_spec_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--toolpolicy=ab", "--toolpolicy-current=aider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--toolpolicy-current: unknown agent 'aider'*"])
+
+
+def test_an_agent_that_never_exits_is_stopped_and_its_neighbours_lose_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(
+        ".py", hang="import time\nopen('HALF_DONE', 'w').write('x')\ntime.sleep(3600)\n"
+    )
+    script = pytester.path / "replies.jsonl"
+    script.write_text("\n".join(json.dumps(STOP) for _ in range(4)) + "\n")
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(
+        "--toolpolicy=ab", f"--toolpolicy-model=scripted:{script}", "--toolpolicy-sample=2",
+        "--toolpolicy-current=cmd:python $TOOLPOLICY_PROJECT/hang.py",
+        "--toolpolicy-agent-timeout=3", f"--toolpolicy-report={report}", "--toolpolicy-no-view",
+        "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(passed=4)  # every item measured: the hanging ones too
+    rows = [json.loads(line) for line in (report / "trajectories.jsonl").read_text().splitlines()]
+    hung = [r for r in rows if r["arm"] == "current"]
+    assert len(hung) == 2
+    for row in hung:
+        assert row["outcome"]["outcome"] == "budget_exhausted"
+        assert row["outcome"]["detail"] == {"reason": "limit: time: 3s", "limit": "time: 3s"}
+        assert "HALF_DONE" in row["patch"]  # what it left is graded
+    assert [r["outcome"]["outcome"] for r in rows if r["arm"] == "policy"] == ["stop", "stop"]
+    out = result.stdout.str()
+    assert (
+        "selection_accuracy not judged: cmd:python $TOOLPOLICY_PROJECT/hang.py does not show" in out
+    )
