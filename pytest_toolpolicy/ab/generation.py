@@ -92,12 +92,17 @@ class Generation:
         schemas = {"policy": POLICY_SCHEMA, "current": CURRENT_SCHEMA}
         schema = schemas[arm] if self.structured == "json" and not external else None
         return RequestOptions(
-            max_completion_tokens=self.max_output.get(arm),
+            # an external agent's own ask stands, under the same cap (``cap_for``)
+            max_completion_tokens=None if external else self.max_output.get(arm),
             seed=None if self.seed is None else self.seed + trial - 1,
             response_format=json_schema_format(f"{arm}_reply", schema) if schema else None,
             top_logprobs=self.logprobs or None,
             trial=trial,
         )
+
+    def cap_for(self, arm: str) -> int | None:
+        """The most tokens a reply of ``arm`` may have (an external agent asks for less at will)."""
+        return self.max_output.get(arm)
 
     def record(self) -> dict[str, Any]:
         """What the decision table states about the requests."""

@@ -121,6 +121,7 @@ def run_instance(
             prepared.toolbox, first, setup.agent, prepared.toolbox.sandbox,
             max_turns=config.max_turns, max_cost_usd=config.max_cost_usd,
             wall_s=setup.agent_timeout, variant=variant or "current",
+            max_reply_tokens=generation.cap_for(arm) if generation else None,
         )  # fmt: skip
     else:
         loop = build_loop(arm, prepared.toolbox, first, config, variant=variant, dispatch=dispatch)

@@ -17,10 +17,11 @@ workspace is graded.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..models.base import Model
 from ..primitives.envelope import Dispatch
@@ -28,9 +29,13 @@ from ..primitives.sandbox import Sandbox
 from ..primitives.toolbox import Toolbox
 from ..primitives.workspace import final_patch
 from ..types import Outcome, Task, ToolCall, Trajectory, Turn
-from .bridge import BridgeLimits, Exchange
-from .external import SEEN, ExternalRun, Launch, run_external
 from .spec import AgentSpec
+
+if TYPE_CHECKING:  # the bridge (http.server, socketserver) loads only when an agent runs: on
+    # an execnet socket worker ``socketserver`` is execnet's own script, not the stdlib's
+    from .bridge import Exchange
+    from .external import ExternalRun, Launch
+
 
 OUTPUT_TAIL = 4000  # of what the agent printed, kept in the trajectory
 ADAPTERS = Path(__file__).parent / "adapters"
@@ -45,6 +50,7 @@ class ExternalLoop:
     max_turns: int = 30
     max_cost_usd: float | None = None
     wall_s: float = 1800.0
+    max_reply_tokens: int | None = None  # the session's cap on a reply (--toolpolicy-max-output)
     variant: str = "current"
     dispatch: Dispatch | None = None  # unused: the agent runs its own tools
     suppress: Any = None  # counterfactual reruns cannot remove an external agent's calls
@@ -53,7 +59,12 @@ class ExternalLoop:
         return launch_for(self.agent, self.max_turns)
 
     def run(self, task: Task) -> Trajectory:
+        from .bridge import BridgeLimits
+        from .external import run_external
+
         limits = BridgeLimits(calls=self.max_turns, cost_usd=self.max_cost_usd)
+        if self.max_reply_tokens is not None:
+            limits = dataclasses.replace(limits, max_completion_tokens=self.max_reply_tokens)
         run = run_external(
             self.launch(),
             workspace=self.toolbox.root,
@@ -96,6 +107,8 @@ class ExternalLoop:
 
 def launch_for(agent: AgentSpec, max_turns: int) -> Launch:
     """How ``agent`` starts in the sandbox."""
+    from .external import SEEN, Launch
+
     if agent.kind == "mini-swe-agent":
         script = f"{SEEN}/adapter.py"
         return Launch(

@@ -52,6 +52,8 @@ def test_json_gives_each_arm_its_own_call_format() -> None:
     # an external agent in the current arm writes its own format: no schema forced on it
     external = generation.options_for("current", external=True)
     assert external.response_format is None and external.seed == 11
+    # its own max_tokens stands, under the cap (the bridge applies it)
+    assert external.max_completion_tokens is None and generation.cap_for("current") == 4096
     assert generation.record() == {
         "structured": "json",
         "max_output": {"policy": 256, "current": 4096},
