@@ -20,6 +20,18 @@ SANDBOX = Sandbox.from_env()
 ENV = Environment(sys.executable, (".",), plugin_autoload=False)
 
 
+def based(root: Path, files: dict[str, str]) -> Path:
+    """A new repository at ``root`` whose one commit holds ``files``."""
+    from ..bench.gitmirrors import git, write
+
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, files)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> History:
     return make_history(tmp_path_factory.mktemp("mine") / "acme__calc")
@@ -82,12 +94,7 @@ def test_a_thin_message_with_a_supplied_statement(repo: History) -> None:
 def test_a_change_whose_test_fails_either_way_is_dropped(tmp_path: Path) -> None:
     from ..bench.gitmirrors import BASE, git, write
 
-    root = tmp_path / "acme__calc"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write(root, BASE)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
+    root = based(tmp_path / "acme__calc", BASE)
     write(root, {"calc/extra.py": "X = 1\n", "tests/test_x.py": "def test_x():\n    assert 0\n"})
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "Add a constant that the tests check, and its own test")
@@ -132,12 +139,7 @@ def test_a_repository_whose_own_runner_reports_its_tests(tmp_path: Path) -> None
 
     from ..bench.gitmirrors import BASE, FIXED_OPS, NEW_TEST, git, write
 
-    root = tmp_path / "acme__calc"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write(root, {**BASE, "bin/test": SYMPY_LIKE_RUNNER})
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
+    root = based(tmp_path / "acme__calc", {**BASE, "bin/test": SYMPY_LIKE_RUNNER})
     test_file = (root / "tests/test_ops.py").read_text() + NEW_TEST
     write(root, {"calc/ops.py": FIXED_OPS, "tests/test_ops.py": test_file})
     git(root, "add", "-A")
@@ -207,12 +209,7 @@ def test_a_data_file_the_test_patch_touches_is_not_named_to_pytest(tmp_path: Pat
     such a file fails the whole run ("not found"); its tests run it."""
     from ..bench.gitmirrors import BASE, FIXED_OPS, NEW_TEST, git, write
 
-    root = tmp_path / "acme__calc"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write(root, BASE)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
+    root = based(tmp_path / "acme__calc", BASE)
     test_file = (root / "tests/test_ops.py").read_text() + NEW_TEST
     write(root, {"calc/ops.py": FIXED_OPS, "tests/test_ops.py": test_file,
                  "tests/roots/halves.po": 'msgid "half"\n'})  # fmt: skip
