@@ -107,6 +107,12 @@ wheel-check: setup
 	  --toolpolicy-sample=2 --toolpolicy-seed=3 --toolpolicy-report=../report -n 2
 	test -s $(WHEEL_CHECK)/report/view/index.html && test -s $(WHEEL_CHECK)/report/view/site.css
 	$(WHEEL_CHECK)/venv/bin/toolpolicy view $(WHEEL_CHECK)/report --out $(WHEEL_CHECK)/site
+	mkdir -p $(WHEEL_CHECK)/agent && cp tests/data/wheel-agent/* $(WHEEL_CHECK)/agent/
+	cd $(WHEEL_CHECK)/agent && TOOLPOLICY_CACHE_DIR=$(CURDIR)/$(WHEEL_CHECK)/cache \
+	  ../venv/bin/pytest -p no:cacheprovider --toolpolicy=ab --toolpolicy-sample=1 \
+	  --toolpolicy-model=scripted:replies.jsonl --toolpolicy-current=python:wheel_agent:make_agent \
+	  --toolpolicy-report=report --toolpolicy-no-view
+	grep -q WHEEL_AGENT_WAS_HERE $(WHEEL_CHECK)/agent/report/trajectories.jsonl
 
 # Spec §9's sample on real SWE-bench Verified: a seeded 20-instance sample of a local Verified
 # file, drawn from the instances that can run here (a mirror in MIRRORS, an environment spec),
@@ -126,13 +132,15 @@ eval-swebench: setup
 # The policy against an agent users run today: mini-swe-agent 2.4.6 (its own agent and prompts,
 # text mode) as the current arm, in the sandbox, its model calls through the harness's bridge to
 # the local gemma-3-270m (a tiny *base* model: expect nothing resolved), on a seeded sample of
-# the bundled benchmark, offline.
+# the bundled benchmark, offline. AGENT=smolagents runs smolagents' CodeAgent instead;
+# AGENT=python:evals.agents.python_agent:make_agent the example agent object; AGENT=cmd:... any.
+AGENT ?= mini-swe-agent
 AGENT_SAMPLE ?= 3
 eval-agent: setup
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[mini-swe-agent]'
-	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-current=mini-swe-agent \
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[mini-swe-agent,smolagents]'
+	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-current='$(AGENT)' \
 	  --toolpolicy-sample=$(AGENT_SAMPLE) --toolpolicy-max-turns=$(LOCAL_TURNS) \
-	  --toolpolicy-report=reports/agent-mini-swe-agent -n 2
+	  --toolpolicy-report=reports/agent-$(firstword $(subst :, ,$(AGENT))) -n 2
 
 # A history mined into instances, end to end: the example history the package ships (a small
 # project, `toolpolicy mine --example`) mined with its test lists derived by running, each

@@ -10,7 +10,9 @@ The public API, importable from here::
 - the model seam: ``Model``, ``ModelRequest``, ``Completion``, ``Usage``, ``ModelError``,
   ``build_model`` and ``parse_model_spec`` (the spec strings ``openai:…``, ``local:…``, ``sim``);
 - the reply parser: ``parse_reply`` → ``Parsed``;
-- records: ``Trajectory``, ``Turn``, ``ToolCall``, ``Observation``, ``Outcome``.
+- records: ``Trajectory``, ``Turn``, ``ToolCall``, ``Observation``, ``Outcome``;
+- your own agent as the current arm (``--toolpolicy-current python:MODULE:FACTORY``): ``Agent``
+  (the protocol) and ``AgentTask`` (what its ``run`` is given).
 
 Each is imported when first asked for, so loading the plugin into an unrelated pytest run
 imports none of them.
@@ -44,6 +46,8 @@ _EXPORTS = {
     "ToolCall": "types",
     "Observation": "types",
     "Outcome": "types",
+    "Agent": "agents.protocol",
+    "AgentTask": "agents.protocol",
 }
 __all__ = [  # a literal, for linters and type checkers; a test holds it equal to _EXPORTS
     "__version__",
@@ -67,9 +71,12 @@ __all__ = [  # a literal, for linters and type checkers; a test holds it equal t
     "ToolCall",
     "Observation",
     "Outcome",
+    "Agent",
+    "AgentTask",
 ]
 
 if TYPE_CHECKING:
+    from .agents.protocol import Agent, AgentTask
     from .current.loop import CurrentLoop
     from .models.base import Completion, Model, ModelError, ModelRequest, Usage
     from .models.spec import build_model, parse_model_spec

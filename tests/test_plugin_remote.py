@@ -100,3 +100,41 @@ def test_resume_under_xdist_hands_the_finished_rows_to_the_workers(tmp_path: Pat
     assert (
         sorted(after.splitlines()) == sorted(before.splitlines()) and len(after.splitlines()) == 2
     )
+
+
+# The agent of a command line: one call to the bridge (stdlib only), the reply left as its edit.
+ONE_CALL = (
+    "import json, os, urllib.request as u; "
+    "body = json.dumps({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]}).encode(); "
+    "r = u.urlopen(u.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions', body, "
+    "{'Content-Type': 'application/json'})); "
+    "open('AGENT_WAS_HERE', 'w').write(json.load(r)['choices'][0]['message']['content'])"
+)
+
+
+def test_an_external_agent_runs_on_socket_workers(tmp_path: Path) -> None:
+    """On an execnet socket server ``socketserver`` is execnet's script: the bridge still
+    starts (``agents/stdlib.py``) and the agent's call is served and recorded."""
+    from pytest_toolpolicy.primitives.sandbox import Sandbox
+
+    if Sandbox.from_env().mode != "bwrap":
+        pytest.skip("an external agent runs only in the sandbox")
+    controller = tmp_path / "controller"
+    controller.mkdir()
+    script = tmp_path / "replies.jsonl"  # outside the directory the workers cannot see
+    stop = {"text": json.dumps({"tool": "stop", "args": {"reason": "done"}}),
+            "usage": {"prompt_tokens": 77, "completion_tokens": 5}}  # fmt: skip
+    script.write_text("\n".join(json.dumps(stop) for _ in range(4)) + "\n")
+    agent = f'cmd:{sys.executable} -c "{ONE_CALL}"'
+    with socket_workers(tmp_path, hidden=controller) as specs:
+        tx = [arg for spec in specs for arg in ("--tx", spec)]
+        done = _pytest(controller, "--toolpolicy=ab", "--toolpolicy-sample=1",
+                       f"--toolpolicy-model=scripted:{script}", f"--toolpolicy-current={agent}",
+                       "-p", "no:cacheprovider", "-d", *tx, "--toolpolicy-report=report",
+                       "--toolpolicy-no-view")  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    lines = (controller / "report" / "trajectories.jsonl").read_text().splitlines()
+    (current,) = [r for r in map(json.loads, lines) if r["arm"] == "current"]
+    assert current["meta"]["agent_exit"] == 0, current["meta"]["agent_output"]
+    assert current["turns"][0]["completion"]["usage"]["prompt_tokens"] == 77
+    assert "AGENT_WAS_HERE" in current["patch"]

@@ -20,6 +20,12 @@ against ``current`` by the spec's decision rule, exactly as ``policy`` is::
 
 The spec's own order and gates stay the ``policy`` variant; ``--toolpolicy-gate`` judges that
 one. A file that cannot be read, an unknown key, gate or section name is a usage error naming it.
+
+The file may also name the competitor every candidate must beat, in ``--toolpolicy-current``'s
+words (``builtin``, ``python:MODULE:FACTORY``, ``cmd:COMMAND``, ``mini-swe-agent``,
+``smolagents``), so a team's file holds its whole question::
+
+    current = "python:our_agent:make_agent"
 """
 
 from __future__ import annotations
@@ -87,18 +93,29 @@ def candidate_of(variant: str) -> str | None:
 
 
 def load_candidates(path: str | Path) -> tuple[Candidate, ...]:
+    return read_candidates(path)[0]
+
+
+def read_candidates(path: str | Path) -> tuple[tuple[Candidate, ...], str | None]:
+    """The file's candidates, and the competitor it names (``current = ...``; None: unnamed)."""
     where = Path(path)
     try:
         data = tomllib.loads(where.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise CandidateError(f"{where}: {exc}") from None
     table = data.get("candidate")
-    if set(data) - {"candidate"}:
-        extra = ", ".join(sorted(set(data) - {"candidate"}))
-        raise CandidateError(f"{where}: unknown table(s) {extra}; expected [candidate.<name>]")
+    if set(data) - {"candidate", "current"}:
+        extra = ", ".join(sorted(set(data) - {"candidate", "current"}))
+        raise CandidateError(
+            f"{where}: unknown key(s) or table(s) {extra}; expected [candidate.<name>] and,"
+            ' at most, current = "AGENT"'
+        )
+    current = data.get("current")
+    if current is not None and (not isinstance(current, str) or not current.strip()):
+        raise CandidateError(f"{where}: current is an agent, as --toolpolicy-current names one")
     if not isinstance(table, dict) or not table:
         raise CandidateError(f"{where}: no [candidate.<name>] table")
-    return tuple(_candidate(name, body, where) for name, body in table.items())
+    return tuple(_candidate(name, body, where) for name, body in table.items()), current
 
 
 def _candidate(name: str, body: Any, where: Path) -> Candidate:

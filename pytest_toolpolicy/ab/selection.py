@@ -19,6 +19,8 @@ DECISION_POINTS = 3
 def moves(trajectory: Trajectory) -> list[frozenset[str]]:
     """The move set of each decision point (empty: the reply named no move)."""
     out: list[frozenset[str]] = []
+    if _external(trajectory):
+        return _external_moves(trajectory)
     changed = False  # whether the code had been changed before a baseline `submit`
     for turn in trajectory.turns:
         for record in (turn.completion, *turn.extra_selections):
@@ -48,7 +50,7 @@ def replies_parsed(trajectory: Trajectory) -> tuple[int, int]:
     """(replies that parsed as the arm's call format, replies): each arm by its own parser, a
     failed call not counted as a reply. A parsed reply may still name a tool that is not there."""
     parsed = replies = 0
-    if trajectory.meta.get("agent") not in (None, "builtin"):
+    if _external(trajectory):
         # An external agent's replies are in its own format: parsed where it acted on them (a
         # reported step), not by the built-in loop's parser; unknown where its steps are hidden.
         if not trajectory.meta.get("calls_observable"):
@@ -66,6 +68,28 @@ def replies_parsed(trajectory: Trajectory) -> tuple[int, int]:
             else:
                 parsed += parse_current(text)[1] is None
     return parsed, replies
+
+
+def _external(trajectory: Trajectory) -> bool:
+    return trajectory.meta.get("agent") not in (None, "builtin")
+
+
+def _external_moves(trajectory: Trajectory) -> list[frozenset[str]]:
+    """An external agent's reply in its own format: its move is the first tool call it reported
+    of it, mapped as the stock loop's are; a reply it acted on with none named no move. Its
+    steps hidden (a command agent): no decision point is known, so none is scored."""
+    if not trajectory.meta.get("calls_observable"):
+        return []
+    # Its edits are not seen one by one: the run's patch says whether a `submit` came after a
+    # change (it ends the run, so the final patch is what it submitted).
+    changed = bool(trajectory.patch)
+    return [
+        baseline_moves(t.executed[0].tool, t.executed[0].args, changed=changed)
+        if t.executed
+        else frozenset()
+        for t in trajectory.turns
+        if t.completion and not t.completion.get("error")
+    ]
 
 
 def _is_edit(observation: Observation) -> bool:

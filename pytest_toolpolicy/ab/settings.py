@@ -19,7 +19,7 @@ from ..bench.since import Since, parse_since
 from ..models.spec import validate_model_spec
 from ..paths import safe_name
 from ..policy.config import GATES
-from .candidates import Candidate, CandidateError, load_candidates
+from .candidates import Candidate, CandidateError, read_candidates
 from .endpoint import Endpoint, EndpointError, endpoint_from
 from .generation import Generation, GenerationError, generation_from
 from .schema import FIRST_ABLATIONS
@@ -134,15 +134,12 @@ def settings_from(
         generation = generation_from(get, model)
     except (EndpointError, GenerationError) as exc:
         raise SettingsError(str(exc)) from None
-    try:
-        current = parse_agent(get("toolpolicy_current"), project=os.getcwd())
-    except AgentSpecError as exc:
-        raise SettingsError(f"--toolpolicy-current: {exc}") from None
+    candidates, competitor = _candidates(get("toolpolicy_candidates"), mode)
+    current = _current(get("toolpolicy_current"), competitor, get("toolpolicy_candidates"))
     agent_timeout = _positive(get("toolpolicy_agent_timeout"), "--toolpolicy-agent-timeout")
     trials = _positive(get("toolpolicy_trials"), "--toolpolicy-trials") or 1
     if trials > MAX_TRIALS:
         raise SettingsError(f"--toolpolicy-trials must be at most {MAX_TRIALS}, got {trials}")
-    candidates = _candidates(get("toolpolicy_candidates"), mode)
     dataset = get("toolpolicy_dataset") or "bundled"
     report = get("toolpolicy_report")
     cache_file = get("toolpolicy_cache_file")
@@ -177,18 +174,33 @@ def settings_from(
     )
 
 
-def _candidates(path: Any, mode: str) -> tuple[Candidate, ...]:
+def _candidates(path: Any, mode: str) -> tuple[tuple[Candidate, ...], str | None]:
     if not path:
-        return ()
+        return (), None
     if mode == "current":
         raise SettingsError(
             "--toolpolicy-candidates runs candidate policies: use --toolpolicy=ab (they are"
             " judged against current) or --toolpolicy=policy"
         )
     try:
-        return load_candidates(path)
+        return read_candidates(path)
     except CandidateError as exc:
         raise SettingsError(f"--toolpolicy-candidates {exc}") from None
+
+
+def _current(option: Any, named: str | None, path: Any) -> AgentSpec:
+    """The current arm's agent: the option's, else the candidates file's; both: they agree."""
+    if option and named and str(option).strip() != named.strip():
+        raise SettingsError(
+            f"--toolpolicy-current {option} and {path}'s current = {named!r} name different"
+            " agents: give one"
+        )
+    given = option or named
+    try:
+        return parse_agent(given, project=os.getcwd())
+    except AgentSpecError as exc:
+        where = "--toolpolicy-current" if option else f"{path}: current"
+        raise SettingsError(f"{where}: {exc}") from None
 
 
 def limits_from(get: Callable[[str], Any], env: Mapping[str, str] | None = None) -> str | None:

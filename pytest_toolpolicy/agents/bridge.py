@@ -24,16 +24,19 @@ from __future__ import annotations
 import json
 import os
 import socket
-import socketserver
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from ..models.base import Completion, Model, ModelError, ModelRequest
+from .stdlib import ensure_stdlib
+
+ensure_stdlib("socketserver")  # before http.server imports it: see stdlib.py
+import socketserver  # noqa: E402
+from http.server import BaseHTTPRequestHandler  # noqa: E402
 
 MAX_BODY = 32 << 20  # a request larger than this is not a chat request
 DEFAULT_MAX_TOKENS = 4096
@@ -46,6 +49,9 @@ class BridgeLimits:
     cost_usd: float | None = None
     seconds: float | None = None  # wall time from the bridge's start
     max_completion_tokens: int = DEFAULT_MAX_TOKENS  # a reply's cap, whatever the agent asks
+    # Requests refused before the model (tools offered, a limit): an agent that only retries
+    # them would otherwise spin until its wall time.
+    refused: int | None = 10
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,9 @@ class Exchange:
     error: str | None = None  # the refusal or the model's failure, as the agent was told
     stream: bool = False
     seconds: float = 0.0  # the bridge's own time for the call, model time included
+    # When the call arrived (``time.time()``, one clock in and out of the sandbox): a step an
+    # agent reports after it, and before the next call, came of its reply.
+    at: float = 0.0
 
 
 @dataclass
@@ -129,6 +138,7 @@ class Bridge:
 
     def _answer(self, body: Mapping[str, Any]) -> tuple[int, dict[str, Any], Exchange | None]:
         began = time.monotonic()
+        arrived = time.time()
         index = len(self.exchanges)
         stream = bool(body.get("stream"))
         try:
@@ -140,8 +150,12 @@ class Bridge:
 
         def keep(completion: Completion | None, error: str | None) -> Exchange:
             done = Exchange(index, messages, params, completion, error, stream,
-                            round(time.monotonic() - began, 6))  # fmt: skip
+                            round(time.monotonic() - began, 6), arrived)  # fmt: skip
             self.exchanges.append(done)
+            if error is not None and not error.startswith("model error"):
+                refused = len(self.exchanges) - len(self.served()) - self._model_errors()
+                if self.limits.refused is not None and refused >= self.limits.refused:
+                    self.stopped = self.stopped or f"refused: {refused} requests refused"
             return done
 
         if body.get("tools") or body.get("functions"):
@@ -162,6 +176,7 @@ class Bridge:
             if isinstance(asked, int) and _whole(asked)
             else cap,
             seed=int(body["seed"]) if _whole(body.get("seed")) else None,
+            stop=_stop(body.get("stop")),
             item=self.item,
             turn=index,
         )
@@ -189,6 +204,18 @@ class Bridge:
 
     def served(self) -> list[Exchange]:
         return [e for e in self.exchanges if e.completion is not None]
+
+    def _model_errors(self) -> int:
+        return sum(1 for e in self.exchanges if (e.error or "").startswith("model error"))
+
+
+def _stop(value: object) -> tuple[str, ...]:
+    """OpenAI's ``stop``: a string or a list of them (at most 4 there; the first 4 here)."""
+    if isinstance(value, str) and value:
+        return (value,)
+    if isinstance(value, list):
+        return tuple(v for v in value if isinstance(v, str) and v)[:4]
+    return ()
 
 
 def _whole(value: object) -> bool:

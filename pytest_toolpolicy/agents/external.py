@@ -39,6 +39,10 @@ STEPS_BYTES = 4 << 20  # the side channel's cap: a step log past it is cut, and 
 _HERE = Path(__file__).parent
 
 
+class ExternalAgentError(RuntimeError):
+    """The agent cannot be run here; the message says why."""
+
+
 @dataclass(frozen=True)
 class Launch:
     """How to start an agent: ``argv`` in the sandbox, in the workspace."""
@@ -74,6 +78,12 @@ def run_external(
     wall_s: float = 1800.0,
     model_name: str = "toolpolicy-bridge",
 ) -> ExternalRun:
+    if sandbox.mode != "bwrap":
+        raise ExternalAgentError(
+            f"an external agent runs only in bubblewrap's sandbox, and this one is degraded"
+            f" ({'; '.join(sandbox.notes) or 'bubblewrap cannot run'}): without it the agent would see"
+            " the host's files and network"
+        )
     with tempfile.TemporaryDirectory(prefix="toolpolicy-agent-") as tmp:
         root = Path(tmp)
         (root / "bridge").mkdir()
@@ -87,6 +97,8 @@ def run_external(
                 "TOOLPOLICY_TASK": task[:TASK_CHARS],
                 "TOOLPOLICY_TASK_FILE": f"{SEEN}/task.md",
                 "TOOLPOLICY_MODEL": model_name,
+                "TOOLPOLICY_INSTANCE": item,
+                "TOOLPOLICY_MAX_TURNS": str(limits.calls or ""),
                 # Every name an OpenAI client reads; the key is a placeholder (the bridge
                 # holds the session's real one and never hands it out).
                 "OPENAI_BASE_URL": base,

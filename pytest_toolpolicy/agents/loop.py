@@ -17,6 +17,7 @@ workspace is graded.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import sys
 from dataclasses import dataclass
@@ -38,7 +39,11 @@ if TYPE_CHECKING:  # the bridge (http.server, socketserver) loads only when an a
 
 
 OUTPUT_TAIL = 4000  # of what the agent printed, kept in the trajectory
-ADAPTERS = Path(__file__).parent / "adapters"
+HERE = Path(__file__).parent
+ADAPTERS = HERE / "adapters"
+SMOLAGENTS = "pytest_toolpolicy.agents.adapters.smolagents_agent:make_agent"
+# How an agent that reports its end says it finished (mini-swe-agent's word; the runner's)
+FINISHED = ("Submitted", "finished")
 
 
 @dataclass
@@ -83,7 +88,7 @@ class ExternalLoop:
             arm="current",
             variant=self.variant,
             model=getattr(self.model, "name", "?"),
-            turns=tuple(_turn(e, run) for e in run.exchanges),
+            turns=_turns(run),
             outcome=_outcome(run),
             patch=patch,
             meta={
@@ -116,15 +121,57 @@ def launch_for(agent: AgentSpec, max_turns: int) -> Launch:
             ro_mounts=((str(ADAPTERS / "mini_swe_agent.py"), script),),
             observable=True,
         )
-    seen = f"{SEEN}/project"
-    return Launch(
-        ("/bin/sh", "-c", agent.value),
-        env={"TOOLPOLICY_PROJECT": seen} if agent.project else {},
-        ro_mounts=((agent.project, seen),) if agent.project else (),
-    )
+    project = f"{SEEN}/project"
+    shown = {"TOOLPOLICY_PROJECT": project} if agent.project else {}
+    mounts = ((agent.project, project),) if agent.project else ()
+    if agent.kind in ("python", "smolagents"):
+        from .python_runner import LIB
+
+        target = SMOLAGENTS if agent.kind == "smolagents" else agent.value
+        runner = f"{SEEN}/runner.py"
+        # Of the project, only the agent's own top-level module or package is shown: the rest
+        # of it (a .env, credentials) stays out of reach of a model that reads what it can.
+        top = target.partition(":")[0].split(".")[0]
+        own = [p for p in (Path(agent.project) / top, Path(agent.project) / f"{top}.py")
+               if agent.project and agent.kind == "python" and p.exists()]  # fmt: skip
+        return Launch(
+            (sys.executable, runner, target),
+            env=shown if own else {},
+            ro_mounts=(
+                (str(HERE / "python_runner.py"), runner),
+                (str(HERE.parent), f"{LIB}/pytest_toolpolicy"),
+                *((str(p), f"{project}/{p.name}") for p in own[:1]),
+            ),
+            observable=True,
+        )
+    return Launch(("/bin/sh", "-c", agent.value), env=shown, ro_mounts=mounts)
 
 
-def _turn(exchange: Exchange, run: ExternalRun) -> Turn:
+def attribute(steps: tuple[dict[str, Any], ...], exchanges: tuple[Exchange, ...]) -> list[int]:
+    """The model call each step came of: the one it names (``call``), else the last call that
+    arrived before it was reported (``t``), else -1 (none: reported before any call)."""
+    arrivals = [e.at for e in exchanges]
+    out = []
+    for step in steps:
+        call = step.get("call")
+        if isinstance(call, int) and not isinstance(call, bool):
+            out.append(call)
+            continue
+        at = step.get("t")
+        if isinstance(at, (int, float)) and not isinstance(at, bool):
+            out.append(bisect.bisect_right(arrivals, float(at)) - 1)
+        else:
+            out.append(-1)
+    return out
+
+
+def _turns(run: ExternalRun) -> tuple[Turn, ...]:
+    calls = attribute(run.steps, run.exchanges)
+    acted = [(c, s) for c, s in zip(calls, run.steps, strict=True) if "exit_status" not in s]
+    return tuple(_turn(e, [s for c, s in acted if c == e.index]) for e in run.exchanges)
+
+
+def _turn(exchange: Exchange, steps: list[dict[str, Any]]) -> Turn:
     if exchange.completion is not None:
         completion: dict[str, Any] = exchange.completion.record()
     else:
@@ -136,11 +183,7 @@ def _turn(exchange: Exchange, run: ExternalRun) -> Turn:
                       "usage": {"prompt_tokens": 0, "completion_tokens": 0,
                                 "cached_prompt_tokens": 0, "estimated": False,
                                 "missing": sent, "total_tokens": 0}}  # fmt: skip
-    executed = tuple(
-        ToolCall(str(s.get("tool", "bash")), dict(s.get("args") or {}))
-        for s in run.steps
-        if s.get("call") == exchange.index
-    )
+    executed = tuple(ToolCall(str(s.get("tool", "bash")), _args(s.get("args"))) for s in steps)
     return Turn(
         index=exchange.index,
         prompt=list(exchange.messages),
@@ -148,6 +191,10 @@ def _turn(exchange: Exchange, run: ExternalRun) -> Turn:
         request=executed[0] if executed else None,
         executed=executed,
     )
+
+
+def _args(value: object) -> dict[str, Any]:
+    return {str(k): v for k, v in value.items()} if isinstance(value, dict) else {}
 
 
 def _outcome(run: ExternalRun) -> Outcome:
@@ -164,7 +211,7 @@ def _outcome(run: ExternalRun) -> Outcome:
         return Outcome("model_error", {"reason": last.error})
     ended = [s["exit_status"] for s in run.steps if "exit_status" in s]
     status = ended[-1] if ended else None
-    if (status is None and run.exit_code == 0) or status == "Submitted":
+    if (status is None and run.exit_code == 0) or status in FINISHED:
         return Outcome("stop", {"reason": f"the agent finished ({status or 'exit 0'})"})
     # Not its own decision to stop (a crash, its own step limit, a format it never kept): no
     # abstention, whatever it left in the workspace.

@@ -35,6 +35,9 @@ class ModelRequest:
     response_format: Mapping[str, Any] | None = None
     seed: int | None = None
     top_logprobs: int | None = None  # ask for each token's logprob and this many alternatives
+    # Where the reply ends (OpenAI's ``stop``): an external agent's own (smolagents stops at
+    # its code fence's close); the project's loops set none.
+    stop: tuple[str, ...] = ()
     # Where the request comes from, for error messages (a replay miss names item and turn);
     # not part of the cache key.
     item: str = ""
@@ -58,6 +61,8 @@ class ModelRequest:
         if self.top_logprobs is not None:
             params["logprobs"] = True
             params["top_logprobs"] = int(self.top_logprobs)
+        if self.stop:
+            params["stop"] = list(self.stop)
         return params
 
 

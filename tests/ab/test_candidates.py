@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolpolicy import shown
-from pytest_toolpolicy.ab.candidates import CandidateError, load_candidates
+from pytest_toolpolicy.ab.candidates import CandidateError, load_candidates, read_candidates
 from pytest_toolpolicy.ab.render import render_text
 from pytest_toolpolicy.ab.table import decision_table
 from pytest_toolpolicy.policy.config import PolicyConfig
@@ -61,7 +61,8 @@ def test_gates_on_and_off_and_structured(tmp_path: Path) -> None:
         ("[candidate.x]\nretrieve = 'bm25'\n", "retrieve must be 'map' or 'embed'"),
         ("[candidate.x]\nstructured = 'xml'\n", "structured must be 'off' or 'json'"),
         ('[candidate."Big Name"]\n', "a name is 1-40 of"),
-        ("[other]\n", "unknown table(s) other"),
+        ("[other]\n", "unknown key(s) or table(s) other"),
+        ("current = 3\n[candidate.x]\n", "current is an agent, as --toolpolicy-current"),
         ("", "no [candidate.<name>] table"),
         ("[candidate.x\n", "candidates.toml"),
         (
@@ -110,3 +111,10 @@ def test_each_candidate_gets_its_own_verdict_against_current() -> None:
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("candidate issue-first: ADOPT"))
     assert lines[at + 1].startswith("  power: ")
+
+
+def test_a_file_may_name_the_competitor_every_candidate_must_beat(tmp_path: Path) -> None:
+    text = 'current = "mini-swe-agent"\n[candidate.x]\ngates_off = ["trust.round_trip"]\n'
+    (candidate,), current = read_candidates(_file(tmp_path, text))
+    assert (candidate.name, current) == ("x", "mini-swe-agent")
+    assert read_candidates(EXAMPLE)[1] is None  # unnamed: the option's, else the stock loop

@@ -132,3 +132,40 @@ def test_a_recorded_run_replays_without_the_endpoint(tmp_path) -> None:  # type:
         assert bridge.exchanges[0].completion.replayed
     assert replayed.choices[0].message.content == recorded.choices[0].message.content == "reply 1"
     assert replayed.usage == recorded.usage and len(first.requests) == 1
+
+
+def test_an_agent_that_only_sends_refused_requests_is_stopped() -> None:
+    """Requests that never reach the model (tools offered) are not turns, so the call limit
+    never binds them: past ``refused`` of them the run is stopped, not left to spin."""
+    tool = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}
+    with Bridge(Stub(), BridgeLimits(calls=30, refused=3)) as bridge:
+        client = openai.OpenAI(base_url=bridge.start_tcp(), api_key="x", max_retries=0)
+        for n in range(3):
+            assert bridge.stopped is None, n
+            with pytest.raises(openai.BadRequestError):
+                client.chat.completions.create(
+                    model="m",
+                    messages=[{"role": "user", "content": "hi"}],
+                    tools=[tool],  # type: ignore[list-item]
+                )
+        assert bridge.stopped == "refused: 3 requests refused" and bridge.served() == []
+
+
+def test_the_agents_stop_sequences_and_arrival_times_are_kept(
+    served: tuple[Bridge, openai.OpenAI],
+) -> None:
+    import time
+
+    bridge, client = served
+    before = time.time()
+    client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "go"}], stop=["Observation:", "\n```"]
+    )
+    client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "go"}], stop="END"
+    )
+    first, second = bridge.model.requests  # type: ignore[attr-defined]
+    assert first.stop == ("Observation:", "\n```") and second.stop == ("END",)
+    assert first.params()["stop"] == ["Observation:", "\n```"]
+    assert "stop" not in ModelRequest(messages=first.messages).params()  # unset: no new cache key
+    assert before <= bridge.exchanges[0].at <= bridge.exchanges[1].at <= time.time()

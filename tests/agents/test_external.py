@@ -128,3 +128,70 @@ def test_the_example_loop_agent_and_its_token_count(tmp_path: Path) -> None:
     told = (sum(u.prompt_tokens for u in served), sum(u.completion_tokens for u in served))
     assert told == (651, 10)
     assert f"tokens the agent was told: prompt {told[0]}, completion {told[1]}" in run.output
+
+
+def test_a_python_agent_object_runs_in_the_sandbox_and_reports_its_calls(tmp_path: Path) -> None:
+    """``python:evals.agents.python_agent:make_agent``: the project's own module, imported in
+    the sandbox (the harness's package beside it, read-only), its steps on the side channel."""
+    from pytest_toolpolicy.agents.loop import _turns, launch_for
+    from pytest_toolpolicy.agents.spec import parse_agent
+    from pytest_toolpolicy.models.scripted import ScriptedModel
+
+    project = Path(__file__).resolve().parents[2]
+    spec = parse_agent("python:evals.agents.python_agent:make_agent", project=str(project))
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    model = ScriptedModel([
+        {"text": "```bash\necho fixed > NOTE.txt\n```", "usage": {"prompt_tokens": 50, "completion_tokens": 9}},
+        {"text": "DONE", "usage": {"prompt_tokens": 80, "completion_tokens": 1}},
+    ])  # fmt: skip
+    run = run_external(
+        launch_for(spec, max_turns=5), workspace=workspace, task="Write NOTE.txt",
+        model=model, limits=BridgeLimits(calls=5), sandbox=SANDBOX, item="x-1", wall_s=60,
+    )  # fmt: skip
+    assert run.exit_code == 0, run.output
+    assert (workspace / "NOTE.txt").read_text() == "fixed\n"
+    assert run.steps[-1] == {"exit_status": "finished"}
+    turns = _turns(run)
+    assert [[c.tool for c in t.executed] for t in turns] == [["bash"], ["submit"]]
+    assert turns[0].executed[0].args == {"command": "echo fixed > NOTE.txt"}
+
+
+def test_a_python_agent_that_raises_ended_without_finishing(tmp_path: Path) -> None:
+    from pytest_toolpolicy.agents.loop import _outcome, launch_for
+    from pytest_toolpolicy.agents.spec import parse_agent
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "broken.py").write_text(
+        "class Agent:\n    def run(self, task):\n"
+        "        import os\n"
+        "        shown = sorted(os.listdir(os.environ['TOOLPOLICY_PROJECT']))\n"
+        "        open('PARTIAL', 'w').write(task.instance_id + ' ' + ','.join(shown))\n"
+        "        raise ValueError('no idea')\n"
+    )
+    (project / "nothing.py").write_text("make = lambda: 42\n")
+    (project / ".env").write_text("OPENAI_API_KEY=sk-live-123\n")
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    runs = [
+        run_external(
+            launch_for(parse_agent(f"python:{target}", project=str(project)), max_turns=3),
+            workspace=workspace,
+            task="t",
+            model=Stub(),
+            limits=BridgeLimits(),
+            sandbox=SANDBOX,
+            item="x-9",
+            wall_s=60,
+        )  # fmt: skip
+        for target in ("broken:Agent", "nothing:make")
+    ]
+    raised, useless = runs
+    assert raised.exit_code == 1 and "ValueError: no idea" in raised.output
+    assert raised.steps[-1] == {"exit_status": "ValueError", "error": "no idea"}
+    # what it left is still its edit; of the project it saw its own module only, no .env
+    assert (workspace / "PARTIAL").read_text() == "x-9 broken.py"
+    assert _outcome(raised).detail["reason"] == "the agent ended without finishing: ValueError"
+    assert useless.steps[-1]["exit_status"] == "TypeError"
+    assert "has no run(task) and is not callable" in useless.steps[-1]["error"]

@@ -83,3 +83,54 @@ def test_an_agent_that_never_exits_is_stopped_and_its_neighbours_lose_nothing(
     assert (
         "selection_accuracy not judged: cmd:python $TOOLPOLICY_PROJECT/hang.py does not show" in out
     )
+
+
+PY_AGENT = """\
+from pytest_toolpolicy.agents.protocol import AgentTask
+
+class Once:
+    def run(self, task: AgentTask) -> None:
+        reply = task.openai_client().chat.completions.create(
+            model=task.model, messages=[{"role": "user", "content": task.statement}])
+        task.report("bash", {"command": "grep -rn div ."})
+        open("PY_AGENT_WAS_HERE", "w").write(reply.choices[0].message.content)
+
+def make_agent():
+    return Once()
+"""
+
+
+def test_a_candidates_file_names_a_python_agent_as_the_competitor(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(".py", my_agent=PY_AGENT)
+    pytester.makefile(
+        ".toml",
+        cands='current = "python:my_agent:make_agent"\n\n[candidate.lean]\n'
+        'gates_off = ["trust.round_trip"]\n',
+    )
+    script = pytester.path / "replies.jsonl"
+    script.write_text("\n".join(json.dumps(STOP) for _ in range(6)) + "\n")
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(
+        "--toolpolicy=ab", f"--toolpolicy-model=scripted:{script}", "--toolpolicy-sample=1",
+        "--toolpolicy-candidates=cands.toml", f"--toolpolicy-report={report}",
+        "--toolpolicy-no-view", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(passed=3)  # current, policy, cand:lean
+    rows = [json.loads(line) for line in (report / "trajectories.jsonl").read_text().splitlines()]
+    (current,) = [r for r in rows if r["arm"] == "current"]
+    meta = current["meta"]
+    assert meta["agent"] == "python:my_agent:make_agent" and meta["calls_observable"] is True
+    assert meta["agent_status"] == {"exit_status": "finished"}
+    (turn,) = current["turns"]
+    assert turn["executed"] == [{"tool": "bash", "args": {"command": "grep -rn div ."}}]
+    assert "PY_AGENT_WAS_HERE" in current["patch"]
+    (row,) = [line for line in result.stdout.str().splitlines() if line.startswith("current ")]
+    assert row.count("not observable") == 1  # call precision only: its selection is scored
+
+    clash = pytester.runpytest_subprocess(
+        "--toolpolicy=ab", "--toolpolicy-candidates=cands.toml", "--toolpolicy-current=builtin"
+    )
+    assert clash.ret == pytest.ExitCode.USAGE_ERROR
+    clash.stderr.fnmatch_lines(["*name different agents: give one*"])

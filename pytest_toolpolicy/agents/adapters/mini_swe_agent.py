@@ -61,8 +61,11 @@ class ReportingEnvironment(LocalEnvironment):
         try:
             result = super().execute(action, cwd, **kwargs)
         except BaseException as exc:  # Submitted, among others: the step still happened
-            _report({"call": call, "tool": "bash", "args": {"command": action.get("command")},
-                     "returncode": 0, "ended": type(exc).__name__})  # fmt: skip
+            ended = type(exc).__name__
+            # its submit command is how it says it is done: the stock loop's `submit`
+            tool = "submit" if ended == "Submitted" else "bash"
+            _report({"call": call, "tool": tool, "args": {"command": action.get("command")},
+                     "returncode": 0, "ended": ended})  # fmt: skip
             raise
         _report({"call": call, "tool": "bash", "args": {"command": action.get("command")},
                  "returncode": result.get("returncode")})  # fmt: skip
