@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # against 6.3 s to collect this suite). Sandboxed runs set their own environment.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: eval eval-local smoke-local wheel-check eval-swebench eval-mine eval-agent demo test test-slow setup sandbox browser bench clean
+.PHONY: eval eval-local smoke-local wheel-check eval-swebench eval-mine eval-agent eval-rounds demo test test-slow setup sandbox browser bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -141,6 +141,25 @@ eval-agent: setup
 	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-current='$(AGENT)' \
 	  --toolpolicy-sample=$(AGENT_SAMPLE) --toolpolicy-max-turns=$(LOCAL_TURNS) \
 	  --toolpolicy-report=reports/agent-$(firstword $(subst :, ,$(AGENT))) -n 2
+
+# The later rounds (spec §2 rows 9 and 13) as candidates, end to end with the local gemma-3-270m
+# (a tiny *base* model): the A/B recorded; each retriever's NDCG@5 against the gold labels; the
+# necessity labels of its decision points and row 9's threshold fitted on their training split
+# (scored on the test split only), written as a candidates file; then the A/B again with those
+# candidates beside the policy, the recorded replies replayed (only the candidates ask anew).
+ROUNDS ?= reports/rounds
+ROUNDS_SAMPLE ?= 10
+ROUNDS_CACHE = --toolpolicy-cache=record --toolpolicy-cache-file=$(ROUNDS)/completions.sqlite
+eval-rounds: setup
+	mkdir -p $(ROUNDS)
+	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(ROUNDS_SAMPLE) \
+	  --toolpolicy-max-turns=$(LOCAL_TURNS) $(ROUNDS_CACHE) --toolpolicy-report=$(ROUNDS)/base -n 2
+	$(BIN)/toolpolicy retrieval --dataset bundled
+	$(BIN)/toolpolicy calibrate $(ROUNDS)/base --out $(ROUNDS)/candidates.toml
+	$(BIN)/toolpolicy probe $(ROUNDS)/base --model local:gemma3-270m
+	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(ROUNDS_SAMPLE) \
+	  --toolpolicy-max-turns=$(LOCAL_TURNS) $(ROUNDS_CACHE) --toolpolicy-report=$(ROUNDS)/candidates \
+	  --toolpolicy-candidates=$(ROUNDS)/candidates.toml -n 2
 
 # A history mined into instances, end to end: the example history the package ships (a small
 # project, `toolpolicy mine --example`) mined with its test lists derived by running, each

@@ -368,6 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .view.cli import add_parser as add_view_parser
 
     add_view_parser(sub)
+    from .rounds.cli import add_parser as add_rounds_parser
+
+    add_rounds_parser(sub)
     return parser
 
 

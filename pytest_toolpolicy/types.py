@@ -98,7 +98,8 @@ class Turn:
     noop: str | None = None  # why the turn was a no-op
     extra_selections: tuple[dict[str, Any], ...] = ()  # the re-selection after a rejection
     # The model-requested calls that ran, in order (not the harness's triggered calls): the
-    # calls §9's call precision counts. ``suppressed``: removed by a counterfactual rerun.
+    # calls §9's call precision counts. ``suppressed``: removed by a counterfactual rerun, or
+    # withheld by a learned trigger (a candidate's, with a ``withheld`` observation saying why).
     executed: tuple[ToolCall, ...] = ()
     suppressed: tuple[ToolCall, ...] = ()
     # What retrieval presented at each selection (the completion, then a re-selection):

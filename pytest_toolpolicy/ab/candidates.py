@@ -11,6 +11,12 @@ against ``current`` by the spec's decision rule, exactly as ``policy`` is::
     [candidate.embed]
     retrieve = "embed"              # the embedding fallback on ("map": off)
 
+    [candidate.hybrid]
+    retrieve = "hybrid"             # row 13: keyword hits first, ties and the rest by cosine
+
+    [candidate.logprob-trigger]     # row 9: a call runs only where the model was unsure
+    trigger = {feature = "lp_mean", tau = -1.5, necessary_when = "below"}
+
     [candidate.lean]
     gates_off = ["trust.round_trip", "trigger.symbol"]
     gates_on = []
@@ -41,12 +47,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from ..policy.confidence import ConfidenceTrigger
 from ..policy.config import GATES, PolicyConfig
 from ..shown import SECTIONS, check_order
 from .schema import CANDIDATE_PREFIX as PREFIX
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
-_KEYS = {"description", "gates_off", "gates_on", "retrieve", "prompt_order", "structured"}
+_KEYS = {"description", "gates_off", "gates_on", "retrieve", "prompt_order", "structured",
+         "trigger"}  # fmt: skip
 
 
 class CandidateError(ValueError):
@@ -61,6 +69,8 @@ class Candidate:
     gates_on: tuple[str, ...] = ()
     prompt_order: tuple[str, ...] | None = None
     structured: str | None = None  # None: the session's setting
+    ranking: str | None = None  # "hybrid": row 13's retrieval (None: the spec's keyword map)
+    trigger: ConfidenceTrigger | None = None  # row 9's learned trigger (None: the spec's gate)
 
     @property
     def variant(self) -> str:
@@ -72,6 +82,10 @@ class Candidate:
         changed = replace(base, gates=frozenset(gates))
         if self.prompt_order is not None:
             changed = replace(changed, prompt_order=self.prompt_order)
+        if self.ranking is not None:
+            changed = replace(changed, ranking=self.ranking)
+        if self.trigger is not None:
+            changed = replace(changed, trigger=self.trigger)
         return changed
 
     def summary(self) -> str:
@@ -85,6 +99,11 @@ class Candidate:
             parts.append("sections " + " > ".join(self.prompt_order))
         if self.structured:
             parts.append(f"structured {self.structured}")
+        if self.ranking:
+            parts.append(f"retrieval {self.ranking}")
+        if self.trigger:
+            t = self.trigger
+            parts.append(f"trigger: call when {t.feature} {t.necessary_when} {t.tau:.3f}")
         return "; ".join(parts) or "as the policy"
 
 
@@ -132,8 +151,8 @@ def _candidate(name: str, body: Any, where: Path) -> Candidate:
     off = _gates(body.get("gates_off", []), f"{at}: gates_off")
     on = _gates(body.get("gates_on", []), f"{at}: gates_on")
     retrieve = body.get("retrieve")
-    if retrieve not in (None, "map", "embed"):
-        raise CandidateError(f"{at}: retrieve must be 'map' or 'embed', got {retrieve!r}")
+    if retrieve not in (None, "map", "embed", "hybrid"):
+        raise CandidateError(f"{at}: retrieve must be 'map', 'embed' or 'hybrid', got {retrieve!r}")
     if retrieve == "embed":
         on += ("retrieve.embed",)
     elif retrieve == "map":
@@ -162,7 +181,29 @@ def _candidate(name: str, body: Any, where: Path) -> Candidate:
         gates_on=tuple(dict.fromkeys(on)),
         prompt_order=tuple(order) if order is not None else None,
         structured=structured,
+        ranking="hybrid" if retrieve == "hybrid" else None,
+        trigger=_trigger(body.get("trigger"), at),
     )
+
+
+def _trigger(value: Any, at: str) -> ConfidenceTrigger | None:
+    if value is None:
+        return None
+    keys = {"feature", "tau", "necessary_when"}
+    if not isinstance(value, dict) or not {"feature", "tau"} <= set(value) <= keys:
+        raise CandidateError(
+            f"{at}: trigger is a table of feature, tau and (optional) necessary_when, e.g."
+            ' {feature = "lp_mean", tau = -1.5, necessary_when = "below"}'
+        )
+    tau = value["tau"]
+    if not isinstance(tau, (int, float)) or isinstance(tau, bool):
+        raise CandidateError(f"{at}: trigger.tau is a number, got {tau!r}")
+    try:
+        return ConfidenceTrigger(
+            str(value["feature"]), float(tau), str(value.get("necessary_when", "below"))
+        )
+    except ValueError as exc:
+        raise CandidateError(f"{at}: trigger: {exc}") from None
 
 
 def _gates(value: Any, at: str) -> tuple[str, ...]:

@@ -314,6 +314,9 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
             )
             lines.append(f"candidate {name}: {r['verdict']}{acted} | {_stats(r)}; {_ratios(r)}")
             lines += _power(r)
+            against = r.get("verdict_vs_policy")
+            if isinstance(against, str) and against:
+                lines.append(f"  against the policy (the same rule): {against}")
     for variant, r in table.iterrows():
         gate = gate_of(str(variant))
         if gate is None:

@@ -59,7 +59,11 @@ def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> d
         )}  # fmt: skip
         out |= _judged_columns([c.name for c in decision.not_judged], decision.judged_note)
         if variant != "policy" and "policy" in m.index:
-            out["acted_beyond"] = _acted_beyond(row["acts"], row_of(m, "policy")["acts"])
+            policy = row_of(m, "policy")
+            out["acted_beyond"] = _acted_beyond(row["acts"], policy["acts"])
+            # The same rule with the spec's policy as the one to beat: a later round replaces
+            # the deterministic stage only if it beats it too.
+            out["verdict_vs_policy"] = decide(row, policy).verdict
     else:
         gate = gate_of(variant) or ""
         ablation = ablate(gate, row, base)
@@ -137,7 +141,7 @@ def decision_table(results: pd.DataFrame, meta: dict[str, Any] | None = None) ->
     columns = ["reference", "verdict", "details", "judged", "not_judged"]
     columns += [f"d_{name}" for name in MEASURES] + ["cost_ratio", "tokens_ratio"]
     columns += [f"pass_{name}" for name in MEASURES] + [f"same_{name}" for name in MEASURES]
-    columns += ["gate_acts", "gate_blocked", "acted_beyond"]
+    columns += ["gate_acts", "gate_blocked", "acted_beyond", "verdict_vs_policy"]
     columns += ["n_pairs", "mcnemar_b", "mcnemar_c", "mcnemar_p"]
     columns += ["resolve_ci_low", "resolve_ci_high", "cost_ci_low", "cost_ci_high"]
     columns += ["tokens_ci_low", "tokens_ci_high", "ci_clustered_by"]

@@ -2,7 +2,8 @@
 
 A script is a JSON-lines file, one reply per line, or a Python list. A reply is either a JSON
 string (the reply text) or an object ``{"text": ..., "usage": {...}, "cost_usd": ...,
-"latency_s": ...}`` where all but ``text`` are optional. Replies are handed out in order whatever
+"latency_s": ..., "logprobs": [...]}`` where all but ``text`` are optional (``logprobs`` as an
+endpoint's are recorded: ``[{"token", "logprob", "top": [[token, logprob], ...]}, ...]``). Replies are handed out in order whatever
 the request says.
 
 A scripted reply costs nothing, so ``cost_usd`` is 0.0 unless the script says otherwise (``null``
@@ -27,7 +28,7 @@ from typing import Any
 from .. import jsonsafe
 from .base import Completion, ModelError, ModelRequest, Usage
 
-_REPLY_KEYS = {"text", "usage", "cost_usd", "latency_s"}
+_REPLY_KEYS = {"text", "usage", "cost_usd", "latency_s", "logprobs"}
 _USAGE_KEYS = {f.name for f in fields(Usage)}
 
 
@@ -117,12 +118,16 @@ def _to_completion(reply: Any, name: str, where: str) -> Completion:
         raise ScriptError(f"{where}: {' and '.join(sorted(flags))} in 'usage' must be booleans")
     if not all(_is_count(v) for k, v in usage.items() if k not in flags):
         raise ScriptError(f"{where}: token counts in 'usage' must be non-negative integers")
+    logprobs = reply.get("logprobs")
+    if logprobs is not None and not isinstance(logprobs, list):
+        raise ScriptError(f"{where}: 'logprobs' must be a list, as an endpoint returns them")
     return Completion(
         text=reply["text"],
         usage=Usage(**usage),
         cost_usd=None if cost is None else float(cost),
         latency_s=float(latency),
         model=name,
+        extra={"logprobs": logprobs} if logprobs is not None else {},
     )
 
 

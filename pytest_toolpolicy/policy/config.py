@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ..shown import SPEC_ORDER, check_order
+from .confidence import ConfidenceTrigger
 
 GATES: tuple[str, ...] = (
     "trigger.lint",
@@ -32,6 +33,7 @@ GATES: tuple[str, ...] = (
 # Spec §4.2: the embedding fallback is specified but off by default.
 DEFAULT_GATES = frozenset(GATES) - {"retrieve.embed"}
 ARMS = ("policy", "current")
+RANKINGS = ("map", "hybrid")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,12 @@ class PolicyConfig:
     # The user message's sections (spec §5: tools, state, issue). Another order is a candidate
     # policy of its own (e.g. the issue first: a prompt prefix that stays the same turn to turn).
     prompt_order: tuple[str, ...] = SPEC_ORDER
+    # How the candidate tools are ranked: "map" (spec §4.2's keyword map), or "hybrid" (row 13,
+    # a candidate: keyword hits first by count, ties and the rest by embedding cosine).
+    ranking: str = "map"
+    # Row 9, a candidate: a learned trigger that withholds model-requested calls it judges not
+    # necessary from the reply's logprobs (None: the spec's deterministic gate alone).
+    trigger: ConfidenceTrigger | None = None
 
     def __post_init__(self) -> None:
         unknown = set(self.gates) - set(GATES)
@@ -56,6 +64,8 @@ class PolicyConfig:
         if not 1 <= self.symbol_k <= 3:
             raise ValueError(f"symbol_k must be 1..3, got {self.symbol_k}")
         check_order(self.prompt_order)
+        if self.ranking not in RANKINGS:
+            raise ValueError(f"ranking must be one of {', '.join(RANKINGS)}, got {self.ranking!r}")
 
     def on(self, gate: str) -> bool:
         if gate not in GATES:

@@ -186,6 +186,13 @@ class PolicyLoop:
             if self.suppress is not None and self.suppress(call):
                 suppressed.append(call)  # removed: not run, no observation, as if never asked
                 continue
+            why = _withheld(config, extra[-1] if extra else turn["completion"])
+            if why is not None:  # the learned trigger judged it not necessary: not run, said so
+                suppressed.append(call)
+                observations.append(
+                    _record(state, Observation("withheld", call.tool, why, source="harness"))
+                )
+                continue
             new = self._execute(task, state, call)
             executed.append(call)
             observations += new
@@ -295,6 +302,10 @@ def execute_call(
         return ledger, [observation], None
     ledger, fired = lint_trigger(call.args["selector"], data["file"], toolbox.root, ledger, config)
     return ledger, [observation, *fired], str(data.get("diff", ""))
+
+
+def _withheld(config: PolicyConfig, record: dict[str, Any]) -> str | None:
+    return config.trigger.withhold(record) if config.trigger is not None else None
 
 
 def _record(state: _Run, observation: Observation) -> Observation:

@@ -6,6 +6,8 @@ is kept, ranked by score then registry order; when none scores, the observe-only
 presented. Behind ``retrieve.embed`` (off by default) an empty map result is instead ranked by
 cosine between the query and each tool's ``description + " " + keywords`` with the project's
 offline embedder, keeping the top 4. Without ``retrieve.top5`` all six tools are presented.
+The ``hybrid`` ranking (``PolicyConfig.ranking``, a candidate of row 13, never the default)
+presents the top five of all six: keyword hits first by count, ties and the rest by cosine.
 
 Pure: the embedder is passed in (an embedder, or a zero-argument loader called only when the
 fallback actually fires), so the default path never touches a model.
@@ -13,7 +15,7 @@ fallback actually fires), so the default path never touches a model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -63,6 +65,10 @@ def retrieve(
         return Candidates(tools=TOOL_NAMES)
     query = f"{issue_text} {latest_observation}"
     scores = keyword_scores(query)
+    if config.ranking == "hybrid" and query.strip():
+        hybrid = _hybrid(query, embedder, scores)
+        if hybrid is not None:
+            return hybrid
     order = {name: i for i, name in enumerate(TOOL_NAMES)}
     hits = sorted((n for n in TOOL_NAMES if scores[n] >= 1), key=lambda n: (-scores[n], order[n]))
     if hits:
@@ -89,6 +95,28 @@ def _embed_fallback(
     ranked = sorted(range(len(TOOL_NAMES)), key=lambda i: (-rounded[TOOL_NAMES[i]], i))
     top = tuple(TOOL_NAMES[i] for i in ranked[:EMBED_TOP])
     return Candidates(tools=top, scores=dict(rounded), fallback="embed")
+
+
+def rank_hybrid(scores: Mapping[str, int], cosine: Sequence[float]) -> list[str]:
+    """All six tools: keyword hits first by count, ties and the rest by cosine (rounded, so
+    float noise cannot reorder near-ties), then registry order."""
+    rounded = [round(float(c), 6) for c in cosine]
+    by_cosine = {TOOL_NAMES[i]: -rounded[i] for i in range(len(TOOL_NAMES))}
+    order = {name: i for i, name in enumerate(TOOL_NAMES)}
+    return sorted(TOOL_NAMES, key=lambda n: (-scores[n], by_cosine[n], order[n]))
+
+
+def _hybrid(query: str, source: EmbedderSource | None, scores: dict[str, int]) -> Candidates | None:
+    """The hybrid ranking's top five, or None (the map decides) without an embedder."""
+    try:
+        if source is None:
+            raise EmbedderUnavailable("no embedder given")
+        embedder = _loaded(source)
+        cosine = _tool_vectors(embedder) @ embedder.embed([query.strip()])[0]
+    except EmbedderUnavailable:
+        return None
+    ranked = rank_hybrid(scores, cosine)
+    return Candidates(tools=tuple(ranked[:CAP]), truncated=True, scores=scores, fallback="hybrid")
 
 
 def _loaded(source: EmbedderSource) -> TextEmbedder:

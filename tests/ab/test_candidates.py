@@ -58,7 +58,7 @@ def test_gates_on_and_off_and_structured(tmp_path: Path) -> None:
         ("[candidate.x]\ngates_off = ['nope']\n", "unknown gate nope"),
         ("[candidate.x]\ncolour = 'red'\n", "unknown key(s) colour"),
         ("[candidate.x]\nprompt_order = ['issue', 'tools']\n", "names each of tools, state"),
-        ("[candidate.x]\nretrieve = 'bm25'\n", "retrieve must be 'map' or 'embed'"),
+        ("[candidate.x]\nretrieve = 'bm25'\n", "retrieve must be 'map', 'embed' or 'hybrid'"),
         ("[candidate.x]\nstructured = 'xml'\n", "structured must be 'off' or 'json'"),
         ('[candidate."Big Name"]\n', "a name is 1-40 of"),
         ("[other]\n", "unknown key(s) or table(s) other"),
@@ -111,6 +111,9 @@ def test_each_candidate_gets_its_own_verdict_against_current() -> None:
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("candidate issue-first: ADOPT"))
     assert lines[at + 1].startswith("  power: ")
+    # Against the spec's policy too: it resolves as many (6 of 10), so no adoption over it.
+    assert table.loc["cand:issue-first", "verdict_vs_policy"].startswith("NOT ADOPTED")
+    assert lines[at + 2].startswith("  against the policy (the same rule): NOT ADOPTED — failed")
 
 
 def test_a_file_may_name_the_competitor_every_candidate_must_beat(tmp_path: Path) -> None:
@@ -118,3 +121,24 @@ def test_a_file_may_name_the_competitor_every_candidate_must_beat(tmp_path: Path
     (candidate,), current = read_candidates(_file(tmp_path, text))
     assert (candidate.name, current) == ("x", "mini-swe-agent")
     assert read_candidates(EXAMPLE)[1] is None  # unnamed: the option's, else the stock loop
+
+
+def test_hybrid_retrieval_is_a_candidate_of_its_own(tmp_path: Path) -> None:
+    (candidate,) = load_candidates(_file(tmp_path, '[candidate.h]\nretrieve = "hybrid"\n'))
+    assert candidate.ranking == "hybrid" and candidate.summary() == "retrieval hybrid"
+    config = candidate.config(PolicyConfig())
+    assert config.ranking == "hybrid" and config.gates == PolicyConfig().gates
+
+
+def test_a_learned_trigger_is_a_candidate_of_its_own(tmp_path: Path) -> None:
+    text = '[candidate.t]\ntrigger = {feature = "entropy", tau = 0.5, necessary_when = "above"}\n'
+    (candidate,) = load_candidates(_file(tmp_path, text))
+    assert candidate.config(PolicyConfig()).trigger == candidate.trigger
+    assert candidate.summary() == "trigger: call when entropy above 0.500"
+    for bad, message in (
+        ('trigger = {feature = "entropy"}', "trigger is a table of feature, tau"),
+        ('trigger = {feature = "entropy", tau = "low"}', "trigger.tau is a number"),
+        ('trigger = {feature = "vibes", tau = 1}', "trigger: feature must be one of"),
+    ):
+        with pytest.raises(CandidateError, match=message):
+            load_candidates(_file(tmp_path, f"[candidate.t]\n{bad}\n"))

@@ -120,3 +120,33 @@ def test_unloadable_embedder_falls_back_to_default_4_and_says_so(
     assert (
         retrieve("x", "", EMBED).fallback == "default-4 (embedder unavailable: no embedder given)"
     )
+
+
+class _Toward:
+    """An embedder that puts the six tools' texts on six axes and every query on ``tool``'s."""
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if len(texts) == len(TOOL_NAMES):  # the registry's texts, in registry order
+            return np.eye(len(TOOL_NAMES))
+        out = np.zeros((len(texts), len(TOOL_NAMES)))
+        out[:, TOOL_NAMES.index(self.tool)] = 1.0
+        return out
+
+
+def test_hybrid_ranks_keyword_hits_first_then_by_cosine() -> None:
+    config = PolicyConfig(ranking="hybrid")
+    # "pytest" hits run_test; the cosine sends every tie toward edit_entity
+    got = retrieve("the pytest run fails", "", config, _Toward("edit_entity"))
+    assert got.fallback == "hybrid" and len(got.tools) == 5
+    hits = [t for t in got.tools if got.scores[t] >= 1]
+    assert got.tools[0] == "run_test" and list(got.tools[: len(hits)]) == hits
+    assert got.tools[len(hits)] == "edit_entity"  # the first tool no keyword names
+    # without an embedder the spec's map decides, as if hybrid were off
+    assert retrieve("the pytest run fails", "", config, None) == retrieve(
+        "the pytest run fails", "", PolicyConfig(), None
+    )
+    with pytest.raises(ValueError, match="ranking must be one of map, hybrid"):
+        PolicyConfig(ranking="bm25")

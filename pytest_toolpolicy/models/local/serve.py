@@ -40,6 +40,11 @@ def main(argv: list[str]) -> int:
     params.n_parallel = int(settings["parallel"])
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # a free port, which the server reports
+    if settings.get("embedding"):
+        params.embedding = True
+        params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_LAST
+        # a prompt is embedded in one batch: the batch holds the whole context
+        params.n_batch = params.n_ubatch = params.n_ctx
     template = settings.get("chat_template")
     if template:
         params.chat_template = template

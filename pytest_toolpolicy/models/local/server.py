@@ -38,6 +38,9 @@ class ServerSettings:
     # own (the bundled gemma's is "gemma"), else what the GGUF file carries.
     chat_template: str | None = None
     start_timeout_s: float = 120.0
+    # Serve pooled hidden states (``/v1/embeddings``, the last token's) instead of completions:
+    # llama.cpp's server does one or the other. Row 10's probe reads a prompt's this way.
+    embedding: bool = False
 
 
 class LocalServer:
@@ -67,6 +70,7 @@ class LocalServer:
             "threads": self.settings.threads,
             "parallel": self.settings.parallel,
             "chat_template": self.settings.chat_template or self.weights.chat_template,
+            "embedding": self.settings.embedding,
         }
         argv = [sys.executable, "-m", "pytest_toolpolicy.models.local.serve", json.dumps(config)]
         try:

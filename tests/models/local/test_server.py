@@ -177,3 +177,19 @@ def test_toolpolicy_complete_serves_the_model_for_the_command(tmp_path: Path) ->
     record = json.loads(out.stdout)
     assert record["model"] == "local:gemma3-270m" and record["cost_usd"] == 0.0
     assert record["usage"]["completion_tokens"] == 3 and not record["usage"]["estimated"]
+
+
+def test_the_embeddings_mode_serves_a_prompts_hidden_state() -> None:
+    """Row 10's probe reads the last token's hidden state of a prompt: 640 numbers for this
+    model, different for different prompts, the same for the same one."""
+    from pytest_toolpolicy.models.local.server import ServerSettings
+
+    with LocalServer(resolve("gemma3-270m"), ServerSettings(embedding=True)) as server:
+        body = json.dumps({"model": "m", "input": ["fix the bug", "fix the bug", "hello"]})
+        request = urllib.request.Request(
+            f"{server.base_url}/embeddings", body.encode(), {"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            data = [d["embedding"] for d in json.loads(reply.read())["data"]]
+    assert [len(v) for v in data] == [640, 640, 640]
+    assert data[0] == data[1] and data[0] != data[2]

@@ -1,0 +1,92 @@
+"""The later rounds' added cost per turn, side by side in one run with the spec's deterministic
+gate (triggers + retrieval + validation + trust gate over a 200-entry ledger, as
+``bench_policy.py`` measures it): row 9's confidence trigger (reading a reply's logprobs, 256
+tokens with their top 5) and row 13's hybrid retrieval (one MiniLM embedding of the query; the
+tools' vectors are computed once). Prints p50 and p95 per stage; not a test.
+
+    .venv/bin/python benchmarks/bench_rounds.py
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench_policy import ISSUE
+
+from pytest_toolpolicy.demo import EXAMPLE
+from pytest_toolpolicy.policy.confidence import ConfidenceTrigger
+from pytest_toolpolicy.policy.config import PolicyConfig
+from pytest_toolpolicy.policy.ledger import Ledger
+from pytest_toolpolicy.policy.retrieve import retrieve
+from pytest_toolpolicy.policy.triggers import symbol_trigger
+from pytest_toolpolicy.policy.trust import trust_gate
+from pytest_toolpolicy.policy.validate import validate
+from pytest_toolpolicy.primitives import Toolbox, Workspace
+from pytest_toolpolicy.primitives.embedder import load_embedder
+from pytest_toolpolicy.types import Observation, ToolCall
+
+
+def timed(step: Callable[[], object], runs: int) -> tuple[float, float]:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        step()
+        samples.append(time.perf_counter() - start)
+    samples.sort()
+    return samples[len(samples) // 2] * 1e3, samples[int(len(samples) * 0.95)] * 1e3
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "memstore"
+        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__"))
+        box = Toolbox(root, workspace=Workspace.create(root))
+        config = PolicyConfig()
+        selector = "memstore.store.MemStore.recall"
+        read = box.call("read_entity", {"selector": selector})
+        envelope = box.call("search_symbol", {"query": "MemStore.recall"})
+        ledger = Ledger()
+        for i in range(200):
+            ledger = ledger.append(
+                Observation("read_entity", f"{selector}{i}", "ok", read, cites=(selector,))
+            )
+        ledger, _ = symbol_trigger([ISSUE], ledger, box.call, config)
+        call = ToolCall("edit_entity", {"selector": selector, "search": "> e", "replace": ">= e"})
+        search = ToolCall("search_symbol", {"query": "MemStore.recall"})
+        latest = ledger.latest.line() if ledger.latest else ""
+
+        def gate() -> None:
+            symbol_trigger([latest], ledger, box.call, config)
+            retrieve(ISSUE, latest, config)
+            validate(call, ledger, box.index, config)
+            trust_gate(search, envelope, config)
+
+        top = [[f"t{k}", -0.5 * k] for k in range(5)]
+        record = {"extra": {"logprobs": [{"token": "t0", "logprob": -0.3, "top": top}] * 256}}
+        trigger = ConfidenceTrigger("lp_mean", -1.0, "below")
+        embedder = load_embedder()
+        hybrid = PolicyConfig(ranking="hybrid")
+        retrieve(ISSUE, latest, hybrid, embedder)  # the tools' vectors, once
+
+        asked = iter(range(10**9))  # a new query each time: no embedding is served from a cache
+
+        def fresh_hybrid() -> None:
+            retrieve(f"{ISSUE} #{next(asked)}", latest, hybrid, embedder)
+
+        rows = [
+            ("deterministic gate (the spec's)", timed(gate, 2000)),
+            ("+ confidence trigger (row 9)", timed(lambda: trigger.withhold(record), 2000)),
+            ("+ hybrid retrieval (row 13)", timed(fresh_hybrid, 300)),
+            ("  map retrieval, for comparison", timed(lambda: retrieve(ISSUE, latest, config), 2000)),
+        ]  # fmt: skip
+        print("per turn, this machine, one process (p50 / p95):")
+        for name, (p50, p95) in rows:
+            print(f"  {name:34} {p50:8.3f} ms  {p95:8.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The later rounds from the shell: ``toolpolicy retrieval`` (row 13 measured: each retriever's
+NDCG@5 and recall@5 against the gold labels), ``toolpolicy labels REPORT`` (necessity labels of
+a report's trajectories, ``labels.parquet``) and ``toolpolicy calibrate REPORT`` (row 9's τ
+fitted on the training split, scored on the test split, written as a candidates file)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    ret = sub.add_parser(
+        "retrieval",
+        help="NDCG@5 and recall@5 of the keyword map, the embedding retriever and a hybrid",
+    )
+    ret.add_argument(
+        "--dataset",
+        action="append",
+        help="a dataset as --toolpolicy-dataset names one, or a JSON-lines file of SWE-bench"
+        " rows (instance_id, problem_statement, patch); repeatable (default: bundled)",
+    )
+    ret.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+    ret.add_argument(
+        "--no-embed", action="store_true", help="the keyword map only (no embedding model)"
+    )
+    ret.set_defaults(func=_retrieval)
+    for name, what, func in (
+        ("labels", "necessity labels of a report's decision points, as labels.parquet", _labels),
+        ("calibrate", "fit row 9's confidence trigger on the labels' training split", _calibrate),
+        (
+            "probe",
+            "fit row 10's hidden-state probe on the training split, score it on the test",
+            _probe,
+        ),
+    ):
+        cmd = sub.add_parser(name, help=what)
+        cmd.add_argument("report", type=Path, help="the report directory an A/B session wrote")
+        cmd.add_argument("--seed", type=int, default=0, help="the split's seed (default 0)")
+        cmd.add_argument(
+            "--test-share", type=float, default=0.4,
+            help="the share of instances in the test split (default 0.4)",
+        )  # fmt: skip
+        if name == "probe":
+            cmd.add_argument(
+                "--model", default="local:gemma3-270m",
+                help="the local: model whose hidden states are probed (default local:gemma3-270m)",
+            )  # fmt: skip
+        if name == "calibrate":
+            cmd.add_argument(
+                "--out", type=Path,
+                help="the candidates file to write (default REPORT/rounds.toml)",
+            )  # fmt: skip
+        cmd.set_defaults(func=func)
+
+
+def _retrieval(ns: argparse.Namespace) -> int:
+    from ..bench.load import DatasetError
+    from .retrieval import evaluate, first_points, render, rows_of
+
+    embedder = None
+    if not ns.no_embed:
+        from ..primitives.embedder import EmbedderUnavailable, load_embedder
+
+        try:
+            embedder = load_embedder()
+        except EmbedderUnavailable as exc:
+            print(f"note: embedding retrievers left out: {exc.reason}", file=sys.stderr)
+    for source in ns.dataset or ["bundled"]:
+        try:
+            rows, bad = rows_of(source)
+        except DatasetError as exc:
+            print(f"toolpolicy retrieval: {exc}", file=sys.stderr)
+            return 2
+        queries, skipped = first_points(rows)
+        for why in bad + skipped:
+            print(f"note: left out: {why}", file=sys.stderr)
+        title = (
+            f"{source}: first decision points, {len(queries)} of {len(rows)} rows"
+            f" (the rest name no tool first, or have no label)"
+        )
+        print(render(evaluate(queries, embedder, ns.seed), title))
+        print()
+    return 0
+
+
+def _split(ns: argparse.Namespace) -> Any:
+    from .labels import Split
+
+    if not 0 < ns.test_share < 1:
+        raise SystemExit(f"toolpolicy: --test-share must be between 0 and 1, got {ns.test_share}")
+    return Split(ns.seed, ns.test_share)
+
+
+def _labels(ns: argparse.Namespace) -> int:
+    from .labels import FILE, LabelsError, build, summary
+
+    try:
+        frame = build(ns.report, _split(ns))
+    except LabelsError as exc:
+        print(f"toolpolicy labels: {exc}", file=sys.stderr)
+        return 2
+    print(summary(frame))
+    print(f"written: {ns.report / FILE}")
+    return 0
+
+
+def _calibrate(ns: argparse.Namespace) -> int:
+    from .calibrate import fit
+    from .labels import LabelsError, build, summary
+    from .rounds_file import render_report, write_candidates
+
+    try:
+        frame = build(ns.report, _split(ns))
+    except LabelsError as exc:
+        print(f"toolpolicy calibrate: {exc}", file=sys.stderr)
+        return 2
+    print(summary(frame))
+    calibration = fit(frame, ns.seed)
+    print(render_report(calibration))
+    from .bandit import render, replay
+
+    feature = calibration.trigger.feature if calibration.trigger else "lp_mean"
+    print(render(replay(frame, feature, ns.seed)))
+    out = ns.out or ns.report / "rounds.toml"
+    write_candidates(out, calibration)
+    print(f"candidates: {out}")
+    return 0
+
+
+def _probe(ns: argparse.Namespace) -> int:
+    from .labels import LabelsError, build
+    from .probe import render, score
+
+    if not str(ns.model).startswith("local:"):
+        print(render(None, f"{ns.model} exposes no hidden states; only local: models do"))
+        return 0
+    try:
+        frame = build(ns.report, _split(ns))
+    except LabelsError as exc:
+        print(f"toolpolicy probe: {exc}", file=sys.stderr)
+        return 2
+    from ..models.local.server import LocalServer, ServerSettings
+    from ..models.local.weights import resolve
+
+    with LocalServer(resolve(ns.model.partition(":")[2]), ServerSettings(embedding=True)) as server:
+        import numpy as np
+        import openai
+
+        client = openai.OpenAI(base_url=server.base_url, api_key="local", max_retries=0)
+
+        def embed(texts: list[str]) -> Any:
+            out = []
+            for text in texts:  # one at a time: each fills the batch
+                reply = client.embeddings.create(model=ns.model, input=[text[-20000:]])
+                out.append(reply.data[0].embedding)
+            return np.asarray(out, dtype=float)
+
+        print(render(score(frame, embed, seed=ns.seed)))
+    return 0

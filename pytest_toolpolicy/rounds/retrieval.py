@@ -1,0 +1,185 @@
+"""Row 13, measured: how well each retriever ranks the six tools against the gold labels.
+
+A query is what retrieval sees at a decision point (spec §4.2: the issue, and the latest
+observation when there is one); its relevant tools are the gold label's set at that point.
+Points whose gold move is ``ask_user`` or ``stop`` name no tool and are left out. Each
+retriever ranks all six tools:
+
+- ``keyword``: the static map (``policy/retrieve.py``): keyword count, then registry order;
+- ``embed``: cosine between the query and each tool's ``description + keywords`` (the
+  embedding fallback's ranking, over all six);
+- ``hybrid``: keyword hits first by count, ties and the rest by cosine.
+
+NDCG@5 (binary relevance, ideal = every relevant tool first) and recall@5 per point, averaged.
+Pure but for the embedder, which is passed in.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..bench.gold import GOLD_DIR, hand_label
+from ..bench.gold_derive import derive
+from ..bench.load import load_instances
+from ..policy.registry import TOOL_NAMES
+from ..policy.retrieve import keyword_scores, tool_text
+from ..policy.retrieve import rank_hybrid as policy_hybrid
+from ..primitives.embedder import TextEmbedder
+
+K = 5
+RETRIEVERS = ("keyword", "embed", "hybrid")
+
+
+@dataclass(frozen=True)
+class Query:
+    instance_id: str
+    point: int  # the decision point (0-based)
+    text: str  # what retrieval sees: the issue, and the latest observation
+    relevant: frozenset[str]  # the gold label's tools at this point
+
+
+def rank_keyword(text: str) -> list[str]:
+    scores = keyword_scores(text)
+    order = {name: i for i, name in enumerate(TOOL_NAMES)}
+    return sorted(TOOL_NAMES, key=lambda n: (-scores[n], order[n]))
+
+
+def rank_by_cosine(cosine: Sequence[float]) -> list[str]:
+    # Rounded as the fallback rounds them, so float noise cannot reorder near-ties.
+    rounded = [round(float(c), 6) for c in cosine]
+    return [TOOL_NAMES[i] for i in sorted(range(len(TOOL_NAMES)), key=lambda i: (-rounded[i], i))]
+
+
+def rank_hybrid(text: str, cosine: Sequence[float]) -> list[str]:
+    return policy_hybrid(keyword_scores(text), cosine)
+
+
+def ndcg_at(ranked: Sequence[str], relevant: frozenset[str], k: int = K) -> float:
+    dcg = sum(1 / math.log2(i + 2) for i, name in enumerate(ranked[:k]) if name in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(k, len(relevant))))
+    return dcg / ideal if ideal else 0.0
+
+
+def recall_at(ranked: Sequence[str], relevant: frozenset[str], k: int = K) -> float:
+    return len(set(ranked[:k]) & relevant) / len(relevant) if relevant else 0.0
+
+
+@dataclass(frozen=True)
+class Scored:
+    retriever: str
+    queries: int
+    ndcg: float
+    recall: float
+    ndcg_ci: tuple[float, float]  # 95% bootstrap interval of the mean, over queries
+    recall_ci: tuple[float, float]
+
+
+def bootstrap_ci(values: Sequence[float], seed: int = 0, draws: int = 2000) -> tuple[float, float]:
+    """The 95% percentile interval of the mean, resampling ``values`` (seeded)."""
+    if not values:
+        return (float("nan"), float("nan"))
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, len(data), size=(draws, len(data)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def evaluate(
+    queries: Sequence[Query], embedder: TextEmbedder | None, seed: int = 0
+) -> list[Scored]:
+    """Mean NDCG@5 and recall@5 of each retriever over ``queries`` (the embedding ones only
+    with an embedder), each with its bootstrap interval."""
+    usable = [q for q in queries if q.relevant & set(TOOL_NAMES)]
+    rankings: dict[str, list[list[str]]] = {"keyword": [rank_keyword(q.text) for q in usable]}
+    if embedder is not None and usable:
+        tools = np.asarray(embedder.embed([tool_text(n) for n in TOOL_NAMES]))
+        asked = np.asarray(embedder.embed([q.text.strip() or " " for q in usable]))
+        cosines = asked @ tools.T
+        rankings["embed"] = [rank_by_cosine(c) for c in cosines]
+        rankings["hybrid"] = [rank_hybrid(q.text, c) for q, c in zip(usable, cosines, strict=True)]
+    out = []
+    for name, ranked in rankings.items():
+        ndcg = [ndcg_at(r, q.relevant) for r, q in zip(ranked, usable, strict=True)]
+        recall = [recall_at(r, q.relevant) for r, q in zip(ranked, usable, strict=True)]
+        out.append(
+            Scored(
+                retriever=name,
+                queries=len(ndcg),
+                ndcg=float(np.mean(ndcg)) if ndcg else float("nan"),
+                recall=float(np.mean(recall)) if recall else float("nan"),
+                ndcg_ci=bootstrap_ci(ndcg, seed),
+                recall_ci=bootstrap_ci(recall, seed),
+            )
+        )
+    return out
+
+
+def render(scored: Sequence[Scored], title: str) -> str:
+    lines = [f"{title}", "", "| retriever | queries | NDCG@5 [95% CI] | recall@5 [95% CI] |",
+             "|---|---|---|---|"]  # fmt: skip
+    for s in scored:
+        lines.append(
+            f"| {s.retriever} | {s.queries} | {s.ndcg:.3f} [{s.ndcg_ci[0]:.3f}, {s.ndcg_ci[1]:.3f}]"
+            f" | {s.recall:.3f} [{s.recall_ci[0]:.3f}, {s.recall_ci[1]:.3f}] |"
+        )
+    return "\n".join(lines)
+
+
+def rows_of(source: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows with ``instance_id``, ``problem_statement`` and ``patch``: from a JSON-lines file
+    (SWE-bench's rows; test fields not needed), else from a dataset as ``--toolpolicy-dataset``
+    names one. Also the rows that could not be read, each with why."""
+    path = Path(source)
+    if path.suffix == ".jsonl" and path.is_file():
+        rows, bad = [], []
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                row = json.loads(line)
+            except ValueError:
+                bad.append(f"{path.name}:{number}: not JSON")
+                continue
+            if isinstance(row, dict) and isinstance(row.get("instance_id"), str):
+                rows.append(row)
+            else:
+                bad.append(f"{path.name}:{number}: no instance_id")
+        return rows, bad
+    loaded = load_instances(source, require_tests=False)
+    rows = [
+        {"instance_id": i.instance_id, "problem_statement": i.problem_statement,
+         "patch": i.patch, "underspecified": i.underspecified}
+        for i in loaded.instances
+    ]  # fmt: skip
+    return rows, [str(e) for e in loaded.errors]
+
+
+def first_points(
+    rows: Iterable[Mapping[str, Any]], gold_dir: Path | None = GOLD_DIR
+) -> tuple[list[Query], list[str]]:
+    """The first decision point of each row: the issue as the query, the gold label's first set
+    (hand-written, else derived from the gold patch) as what is relevant. Also the rows left
+    out, each with why."""
+    queries, skipped = [], []
+    for row in rows:
+        instance_id = str(row["instance_id"])
+        statement = str(row.get("problem_statement") or "")
+        label = hand_label(instance_id, gold_dir)
+        if label is None:
+            derived = derive(instance_id, statement, str(row.get("patch") or ""),
+                             underspecified=bool(row.get("underspecified")))  # fmt: skip
+            label = derived.label
+            if label is None:
+                skipped.append(f"{instance_id}: no label ({derived.reason})")
+                continue
+        first = label.decisions[0]
+        if not first & set(TOOL_NAMES):
+            skipped.append(f"{instance_id}: its first move is {sorted(first)[0]}")
+            continue
+        queries.append(Query(instance_id, 0, statement, first))
+    return queries, skipped

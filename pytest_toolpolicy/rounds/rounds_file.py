@@ -1,0 +1,62 @@
+"""What ``toolpolicy calibrate`` prints, and the candidates file it writes for the next A/B:
+the calibrated confidence trigger (row 9) and the hybrid retriever (row 13), each a candidate
+the unchanged §9 rule judges against ``current`` beside the spec's policy."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from .calibrate import Calibration, Scores
+
+
+def _num(value: float, digits: int = 3) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _line(name: str, scores: Scores | None) -> str:
+    if scores is None:
+        return f"  {name}: no scored point"
+    return (
+        f"  {name}: {scores.points} calls, {scores.necessary} necessary — errors {scores.errors},"
+        f" precision {_num(scores.precision)}, recall {_num(scores.recall)}"
+    )
+
+
+def render_report(calibration: Calibration) -> str:
+    trigger = calibration.trigger
+    if trigger is None:
+        return f"confidence trigger: not fitted ({calibration.why})"
+    low, high = calibration.auc_ci
+    return "\n".join([
+        f"confidence trigger: a call runs when {trigger.feature} is {trigger.necessary_when}"
+        f" {trigger.tau:.3f} (fitted on the training split)",
+        _line("training split (fitted here)", calibration.train),
+        _line("test split, the trigger", calibration.test),
+        _line("test split, the deterministic gate", calibration.gate_test),
+        f"  AUC on the test split: {_num(calibration.auc)} [95% CI {_num(low)}, {_num(high)}],"
+        " bootstrap over instances",
+        f"  evidence: {calibration.why}",
+    ])  # fmt: skip
+
+
+def write_candidates(path: Path, calibration: Calibration) -> None:
+    lines = [
+        "# Written by `toolpolicy calibrate`: the later rounds as candidates (§2 rows 9 and 13),",
+        "# each judged by the §9 rule against current, beside the spec's policy.",
+        "",
+        "[candidate.hybrid]",
+        'description = "row 13: keyword hits first, ties and the rest by MiniLM cosine"',
+        'retrieve = "hybrid"',
+    ]
+    trigger = calibration.trigger
+    if trigger is not None:
+        lines += [
+            "",
+            "[candidate.logprob-trigger]",
+            f'description = "row 9: {calibration.why}"',
+            f'trigger = {{feature = "{trigger.feature}", tau = {trigger.tau!r},'
+            f' necessary_when = "{trigger.necessary_when}"}}',
+        ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,0 +1,59 @@
+"""Row 10's probe: fitted on the training split's prompts' hidden states, scored on the test
+split's only, beside the confidence feature on the same points."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pytest_toolpolicy.rounds.probe import fit_logistic, render, score
+
+
+def frame(n: int = 40) -> pd.DataFrame:
+    rows = []
+    for k in range(n):
+        needed = k % 2 == 0
+        rows.append({"instance_id": f"i{k // 2}", "split": "test" if k >= 24 else "train",
+                     "arm": "policy", "reselection": False, "necessary": needed,
+                     "prompt": f"{'search first' if needed else 'nothing to do'} #{k}",
+                     "lp_mean": -1.0 if needed else -0.2})  # fmt: skip
+    return pd.DataFrame(rows).astype({"necessary": "boolean"})
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """A 'hidden state' whose first axis says whether the prompt needs a search, plus noise."""
+    rng = np.random.default_rng(0)
+    return np.array([[1.0 if t.startswith("search") else -1.0, *rng.normal(size=7)]
+                     for t in texts])  # fmt: skip
+
+
+def test_the_probe_separates_what_the_state_separates() -> None:
+    result = score(frame(), embed)
+    assert (result.train_points, result.test_points) == (24, 16)
+    assert result.auc == 1.0 and result.auc_ci[0] <= 1.0
+    assert result.feature_auc == 1.0  # lower confidence where a call was needed, here
+    assert "AUC 1.000" in render(result)
+
+
+def test_logistic_weights_point_the_right_way() -> None:
+    x = np.array([[2.0], [1.0], [-1.0], [-2.0]])
+    weights = fit_logistic(x, np.array([1.0, 1.0, 0.0, 0.0]))
+    assert weights[0] > 0
+
+
+def test_thin_evidence_is_said_and_nothing_is_scored() -> None:
+    one_class = frame().assign(necessary=True).astype({"necessary": "boolean"})
+    result = score(one_class, embed)
+    assert math.isnan(result.auc) and "one class only" in result.why
+    assert "too thin" in render(result)
+    assert "not available (no states)" in render(None, "no states")
+
+
+def test_only_local_models_have_states(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pytest_toolpolicy.cli import main
+
+    assert main(["probe", str(tmp_path), "--model", "openai:gpt-4o-mini"]) == 0
+    assert "exposes no hidden states" in capsys.readouterr().out
