@@ -142,11 +142,12 @@ eval-agent: setup
 	  --toolpolicy-sample=$(AGENT_SAMPLE) --toolpolicy-max-turns=$(LOCAL_TURNS) \
 	  --toolpolicy-report=reports/agent-$(firstword $(subst :, ,$(AGENT))) -n 2
 
-# The later rounds (spec §2 rows 9 and 13) as candidates, end to end with the local gemma-3-270m
-# (a tiny *base* model): the A/B recorded; each retriever's NDCG@5 against the gold labels; the
-# necessity labels of its decision points and row 9's threshold fitted on their training split
-# (scored on the test split only), written as a candidates file; then the A/B again with those
-# candidates beside the policy, the recorded replies replayed (only the candidates ask anew).
+# The later rounds (spec §2 rows 9, 10 and 13) as candidates, end to end with the local
+# gemma-3-270m (a tiny *base* model): the A/B recorded; each retriever's NDCG@5 against the gold
+# labels; the necessity labels of its decision points, row 9's threshold fitted on their training
+# split and row 10's probe on the hidden states of their prompts (both scored on the test split
+# only), written as a candidates file; then the A/B again with those candidates beside the
+# policy, the recorded replies replayed (only the candidates ask anew).
 ROUNDS ?= reports/rounds
 ROUNDS_SAMPLE ?= 10
 ROUNDS_CACHE = --toolpolicy-cache=record --toolpolicy-cache-file=$(ROUNDS)/completions.sqlite
@@ -156,7 +157,7 @@ eval-rounds: setup
 	  --toolpolicy-max-turns=$(LOCAL_TURNS) $(ROUNDS_CACHE) --toolpolicy-report=$(ROUNDS)/base -n 2
 	$(BIN)/toolpolicy retrieval --dataset bundled
 	$(BIN)/toolpolicy calibrate $(ROUNDS)/base --out $(ROUNDS)/candidates.toml
-	$(BIN)/toolpolicy probe $(ROUNDS)/base --model local:gemma3-270m
+	$(BIN)/toolpolicy probe $(ROUNDS)/base --model local:gemma3-270m --candidates $(ROUNDS)/candidates.toml
 	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(ROUNDS_SAMPLE) \
 	  --toolpolicy-max-turns=$(LOCAL_TURNS) $(ROUNDS_CACHE) --toolpolicy-report=$(ROUNDS)/candidates \
 	  --toolpolicy-candidates=$(ROUNDS)/candidates.toml -n 2

@@ -83,9 +83,28 @@ def main() -> None:
             ("+ hybrid retrieval (row 13)", timed(fresh_hybrid, 300)),
             ("  map retrieval, for comparison", timed(lambda: retrieve(ISSUE, latest, config), 2000)),
         ]  # fmt: skip
+        states = _probe_states(ISSUE + "\n" + "\n".join(e.line() for e in ledger.entries))
+        if states is not None:
+            rows.append(("+ probe's hidden state (row 10)", states))
         print("per turn, this machine, one process (p50 / p95):")
         for name, (p50, p95) in rows:
             print(f"  {name:34} {p50:8.3f} ms  {p95:8.3f} ms")
+
+
+def _probe_states(prompt: str) -> tuple[float, float] | None:
+    """The hidden state of a policy-sized prompt from gemma-3-270m in embeddings mode (one
+    thread), 5 times; None without the [local] extra."""
+    try:
+        from pytest_toolpolicy.policy.hidden import states_for
+    except ImportError:
+        return None
+    state = states_for("local:gemma3-270m")
+    if state([{"role": "user", "content": "start"}]) is None:  # starts the server
+        return None
+    print(f"(probe prompt: {len(prompt)} characters)")
+    # A new first token each time: no prefix of a prompt is served from the server's cache.
+    fresh = iter(range(10**9))
+    return timed(lambda: state([{"role": "user", "content": f"#{next(fresh)} {prompt}"}]), 5)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ against ``current`` by the spec's decision rule, exactly as ``policy`` is::
     [candidate.logprob-trigger]     # row 9: a call runs only where the model was unsure
     trigger = {feature = "lp_mean", tau = -1.5, necessary_when = "below"}
 
+    [candidate.probe]               # row 10: `toolpolicy probe` writes it (local: models)
+    probe = "probe.json"            # beside this file
+
     [candidate.lean]
     gates_off = ["trust.round_trip", "trigger.symbol"]
     gates_on = []
@@ -49,12 +52,13 @@ else:  # pragma: no cover - Python 3.10
 
 from ..policy.confidence import ConfidenceTrigger
 from ..policy.config import GATES, PolicyConfig
+from ..policy.probe import LinearProbe
 from ..shown import SECTIONS, check_order
 from .schema import CANDIDATE_PREFIX as PREFIX
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 _KEYS = {"description", "gates_off", "gates_on", "retrieve", "prompt_order", "structured",
-         "trigger"}  # fmt: skip
+         "trigger", "probe"}  # fmt: skip
 
 
 class CandidateError(ValueError):
@@ -71,6 +75,7 @@ class Candidate:
     structured: str | None = None  # None: the session's setting
     ranking: str | None = None  # "hybrid": row 13's retrieval (None: the spec's keyword map)
     trigger: ConfidenceTrigger | None = None  # row 9's learned trigger (None: the spec's gate)
+    probe: LinearProbe | None = None  # row 10's necessity probe (None: not used)
 
     @property
     def variant(self) -> str:
@@ -86,6 +91,8 @@ class Candidate:
             changed = replace(changed, ranking=self.ranking)
         if self.trigger is not None:
             changed = replace(changed, trigger=self.trigger)
+        if self.probe is not None:
+            changed = replace(changed, probe=self.probe)
         return changed
 
     def summary(self) -> str:
@@ -104,6 +111,8 @@ class Candidate:
         if self.trigger:
             t = self.trigger
             parts.append(f"trigger: call when {t.feature} {t.necessary_when} {t.tau:.3f}")
+        if self.probe:
+            parts.append(f"probe {self.probe.source or '(inline)'}")
         return "; ".join(parts) or "as the policy"
 
 
@@ -183,7 +192,21 @@ def _candidate(name: str, body: Any, where: Path) -> Candidate:
         structured=structured,
         ranking="hybrid" if retrieve == "hybrid" else None,
         trigger=_trigger(body.get("trigger"), at),
+        probe=_probe(body.get("probe"), at, where.parent),
     )
+
+
+def _probe(value: Any, at: str, base: Path) -> LinearProbe | None:
+    """A probe file, named relative to the candidates file (or absolute)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise CandidateError(f"{at}: probe is the path of a probe file (toolpolicy probe)")
+    path = Path(value) if Path(value).is_absolute() else base / value
+    try:
+        return LinearProbe.load(path)
+    except ValueError as exc:
+        raise CandidateError(f"{at}: probe: {exc}") from None
 
 
 def _trigger(value: Any, at: str) -> ConfidenceTrigger | None:

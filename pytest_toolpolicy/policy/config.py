@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from ..shown import SPEC_ORDER, check_order
 from .confidence import ConfidenceTrigger
+from .probe import LinearProbe
 
 GATES: tuple[str, ...] = (
     "trigger.lint",
@@ -54,6 +55,9 @@ class PolicyConfig:
     # Row 9, a candidate: a learned trigger that withholds model-requested calls it judges not
     # necessary from the reply's logprobs (None: the spec's deterministic gate alone).
     trigger: ConfidenceTrigger | None = None
+    # Row 10, a candidate: a linear probe on the prompt's hidden state that withholds calls it
+    # judges not necessary before the reply (None: not used).
+    probe: LinearProbe | None = None
 
     def __post_init__(self) -> None:
         unknown = set(self.gates) - set(GATES)

@@ -28,6 +28,7 @@ from ..primitives.toolbox import Toolbox
 from ..primitives.workspace import final_patch
 from ..types import Observation, Outcome, Rejection, Task, ToolCall, Trajectory, Turn
 from .config import PolicyConfig
+from .hidden import States
 from .ledger import Ledger, noop_observation
 from .observe import observe, texts_of
 from .parse import Parsed, parse_reply
@@ -61,9 +62,11 @@ class PolicyLoop:
         variant: str = "policy",
         dispatch: Dispatch | None = None,
         suppress: Callable[[ToolCall], bool] | None = None,
+        states: States | None = None,
     ) -> None:
         """``dispatch`` runs a tool (default ``toolbox.call``; the A/B puts its memo here);
-        ``suppress`` says whether a model-requested call is removed (counterfactual reruns)."""
+        ``suppress`` says whether a model-requested call is removed (counterfactual reruns);
+        ``states``: a prompt's hidden state, for a probe (default: the model's, if local)."""
         self.toolbox = toolbox
         self.model = model
         self.config = config or PolicyConfig()
@@ -71,6 +74,11 @@ class PolicyLoop:
         self.variant = variant
         self.dispatch = dispatch or toolbox.call
         self.suppress = suppress
+        self.states = states
+        if states is None and self.config.probe is not None:
+            from .hidden import states_for
+
+            self.states = states_for(str(getattr(model, "name", "")))
 
     def run(self, task: Task) -> Trajectory:
         state = _Run(budget=Budget(max_usd=self.config.max_cost_usd))
@@ -186,7 +194,7 @@ class PolicyLoop:
             if self.suppress is not None and self.suppress(call):
                 suppressed.append(call)  # removed: not run, no observation, as if never asked
                 continue
-            why = _withheld(config, extra[-1] if extra else turn["completion"])
+            why = self._withheld(extra[-1] if extra else turn["completion"], messages)
             if why is not None:  # the learned trigger judged it not necessary: not run, said so
                 suppressed.append(call)
                 observations.append(
@@ -199,6 +207,15 @@ class PolicyLoop:
             texts += [t for o in new for t in texts_of(o)]
         turn.update(executed=tuple(executed), suppressed=tuple(suppressed))
         return _turn(turn, observations), self._budget_outcome(state), texts
+
+    def _withheld(self, record: dict[str, Any], messages: list[dict[str, str]]) -> str | None:
+        """Why a learned stage (a candidate's) withholds the call, or None: it runs."""
+        config = self.config
+        if config.trigger is not None and (why := config.trigger.withhold(record)):
+            return why
+        if config.probe is not None and self.states is not None:
+            return config.probe.withhold(self.states(messages))
+        return None
 
     def _reselect(
         self,
@@ -302,10 +319,6 @@ def execute_call(
         return ledger, [observation], None
     ledger, fired = lint_trigger(call.args["selector"], data["file"], toolbox.root, ledger, config)
     return ledger, [observation, *fired], str(data.get("diff", ""))
-
-
-def _withheld(config: PolicyConfig, record: dict[str, Any]) -> str | None:
-    return config.trigger.withhold(record) if config.trigger is not None else None
 
 
 def _record(state: _Run, observation: Observation) -> Observation:

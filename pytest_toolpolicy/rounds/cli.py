@@ -48,6 +48,10 @@ def add_parser(sub: Any) -> None:
                 "--model", default="local:gemma3-270m",
                 help="the local: model whose hidden states are probed (default local:gemma3-270m)",
             )  # fmt: skip
+            cmd.add_argument(
+                "--candidates", type=Path,
+                help="a candidates file to add the fitted probe to, as [candidate.probe]",
+            )  # fmt: skip
         if name == "calibrate":
             cmd.add_argument(
                 "--out", type=Path,
@@ -158,5 +162,13 @@ def _probe(ns: argparse.Namespace) -> int:
                 out.append(reply.data[0].embedding)
             return np.asarray(out, dtype=float)
 
-        print(render(score(frame, embed, seed=ns.seed)))
+        result = score(frame, embed, seed=ns.seed)
+        print(render(result))
+    if result.probe is not None:
+        from .rounds_file import add_probe
+
+        written = add_probe(ns.report, result.probe, ns.candidates)
+        print(
+            f"probe: {written}" + (f", candidate added to {ns.candidates}" if ns.candidates else "")
+        )
     return 0

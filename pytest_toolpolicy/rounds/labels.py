@@ -38,6 +38,7 @@ from ..ab.selection import moves
 from ..bench.gold import GOLD_DIR
 from ..bench.gold_source import label_for
 from ..policy.confidence import confidence
+from ..policy.probe import prompt_text
 from ..types import Trajectory, load_trajectories
 
 FILE = "labels.parquet"
@@ -116,7 +117,7 @@ def _points(trajectory: Trajectory, split: Split, gold_dir: Path | None) -> list
                 "label_source": source,
                 # what the model was shown (the probe embeds it); a re-selection's own prompt
                 # is not recorded, so it has none
-                "prompt": "" if selection else _text(turn.prompt),
+                "prompt": "" if selection else prompt_text(turn.prompt),
                 **confidence(record),
             })  # fmt: skip
         ordinal += len(turn.executed)
@@ -125,10 +126,6 @@ def _points(trajectory: Trajectory, split: Split, gold_dir: Path | None) -> list
             edits += observation.kind in ("edit_entity", "edit_file", "write_file")
             tests += observation.kind in ("run_test", "test")
     return rows
-
-
-def _text(messages: list[dict[str, str]]) -> str:
-    return "\n\n".join(f"{m.get('role', '')}: {m.get('content', '')}" for m in messages)
 
 
 def _counterfactual(trajectory: Trajectory) -> dict[int, bool]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..policy.probe import LinearProbe
 from .calibrate import auc_of
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -37,6 +38,7 @@ class ProbeResult:
     auc_ci: tuple[float, float]
     feature_auc: float  # the confidence feature's (higher: more necessary), same test points
     why: str
+    probe: LinearProbe | None = None  # the fitted probe (None: too thin to fit)
 
 
 def points(frame: pd.DataFrame) -> pd.DataFrame:
@@ -86,8 +88,12 @@ def score(
     scored = ~np.isnan(values)
     # the trigger withholds confident calls: lower confidence, more necessary
     feature_auc = auc_of(-values[scored], labels[scored]) if scored.any() else math.nan
+    probe = LinearProbe(
+        tuple(float(w) for w in weights[:-1]), float(weights[-1]),
+        tuple(float(m) for m in mean), tuple(float(v) for v in std),
+    )  # fmt: skip
     return ProbeResult(len(train), len(test), int(labels.sum()), auc, ci, feature_auc,
-                       "both splits hold both classes")  # fmt: skip
+                       "both splits hold both classes", probe)  # fmt: skip
 
 
 def _yes(part: pd.DataFrame) -> int:

@@ -4,9 +4,12 @@ the unchanged §9 rule judges against ``current`` beside the spec's policy."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from pathlib import Path
 
+from ..policy.probe import LinearProbe
 from .calibrate import Calibration, Scores
 
 
@@ -60,3 +63,20 @@ def write_candidates(path: Path, calibration: Calibration) -> None:
         ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def add_probe(report: Path, probe: LinearProbe, candidates: Path | None) -> Path:
+    """The probe as ``REPORT/probe.json``, and, with ``candidates``, a ``[candidate.probe]``
+    naming it added to that file (any earlier one replaced)."""
+    path = report / "probe.json"
+    path.write_text(json.dumps(probe.to_dict()), encoding="utf-8")
+    if candidates is not None:
+        text = candidates.read_text(encoding="utf-8") if candidates.exists() else ""
+        kept = text.split("\n[candidate.probe]\n")[0].rstrip("\n")
+        entry = (
+            "\n\n[candidate.probe]\n"
+            'description = "row 10: a linear probe on the hidden state before the reply"\n'
+            f"probe = {json.dumps(os.path.relpath(path, candidates.parent))}\n"
+        )
+        candidates.write_text(kept + entry, encoding="utf-8")
+    return path

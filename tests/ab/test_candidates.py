@@ -142,3 +142,15 @@ def test_a_learned_trigger_is_a_candidate_of_its_own(tmp_path: Path) -> None:
     ):
         with pytest.raises(CandidateError, match=message):
             load_candidates(_file(tmp_path, f"[candidate.t]\n{bad}\n"))
+
+
+def test_a_probe_file_is_a_candidate_named_beside_the_file(tmp_path: Path) -> None:
+    from pytest_toolpolicy.policy.probe import LinearProbe
+
+    probe = LinearProbe((1.0, -1.0), 0.5, (0.0, 0.0), (1.0, 2.0))
+    (tmp_path / "probe.json").write_text(__import__("json").dumps(probe.to_dict()))
+    (candidate,) = load_candidates(_file(tmp_path, '[candidate.p]\nprobe = "probe.json"\n'))
+    assert candidate.config(PolicyConfig()).probe == candidate.probe
+    assert candidate.probe is not None and candidate.probe.weights == (1.0, -1.0)
+    with pytest.raises(CandidateError, match="candidate 'p': probe: .*missing.json"):
+        load_candidates(_file(tmp_path, '[candidate.p]\nprobe = "missing.json"\n'))

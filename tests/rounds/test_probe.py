@@ -57,3 +57,20 @@ def test_only_local_models_have_states(capsys: pytest.CaptureFixture[str], tmp_p
 
     assert main(["probe", str(tmp_path), "--model", "openai:gpt-4o-mini"]) == 0
     assert "exposes no hidden states" in capsys.readouterr().out
+
+
+def test_the_fitted_probe_is_written_and_named_as_a_candidate(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pytest_toolpolicy.ab.candidates import read_candidates
+    from pytest_toolpolicy.rounds.rounds_file import add_probe
+
+    result = score(frame(), embed)
+    assert result.probe is not None and len(result.probe.weights) == 8
+    candidates = tmp_path / "candidates.toml"
+    candidates.write_text('[candidate.hybrid]\nretrieve = "hybrid"\n')
+    report = tmp_path / "report"
+    report.mkdir()
+    for _ in range(2):  # a second run replaces the first's entry
+        add_probe(report, result.probe, candidates)
+    found, _ = read_candidates(candidates)
+    assert [c.name for c in found] == ["hybrid", "probe"]
+    assert found[1].probe is not None and found[1].probe.weights == result.probe.weights
