@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -72,10 +73,13 @@ def main() -> None:
         hybrid = PolicyConfig(ranking="hybrid")
         retrieve(ISSUE, latest, hybrid, embedder)  # the tools' vectors, once
 
-        asked = iter(range(10**9))  # a new query each time: no embedding is served from a cache
+        # A new query each time, and new across runs: the embedder keeps every vector it made
+        # in a disk cache, so a query seen before would cost a lookup, not an embedding.
+        asked = iter(range(10**9))
+        run = uuid.uuid4().hex
 
         def fresh_hybrid() -> None:
-            retrieve(f"{ISSUE} #{next(asked)}", latest, hybrid, embedder)
+            retrieve(f"{ISSUE} {run}-{next(asked)}", latest, hybrid, embedder)
 
         rows = [
             ("deterministic gate (the spec's)", timed(gate, 2000)),
