@@ -42,6 +42,7 @@ class Calibration:
     auc: float  # of the feature, oriented as fitted, on the test split (NaN: one class)
     auc_ci: tuple[float, float]
     why: str  # what the evidence allows, in words
+    simulated: bool = False  # fitted on sim's logprobs: seeded noise, not a model's confidence
 
 
 def calls(frame: pd.DataFrame) -> pd.DataFrame:
@@ -74,6 +75,9 @@ def fit(frame: pd.DataFrame, seed: int = 0) -> Calibration:
         return Calibration(None, None, None, None, math.nan, (math.nan, math.nan),
                            "no labelled call with logprobs in the training split")  # fmt: skip
     trigger = best[2]
+    simulated = "logprobs_source" in points and bool(
+        (points["logprobs_source"] == "simulated").any()
+    )
     scored_test = test[test[trigger.feature].notna()]
     auc, ci = _auc(trigger, scored_test, seed)
     return Calibration(
@@ -84,6 +88,7 @@ def fit(frame: pd.DataFrame, seed: int = 0) -> Calibration:
         auc=auc,
         auc_ci=ci,
         why=_why(train, scored_test),
+        simulated=simulated,
     )
 
 

@@ -118,6 +118,7 @@ def _points(trajectory: Trajectory, split: Split, gold_dir: Path | None) -> list
                 # what the model was shown (the probe embeds it); a re-selection's own prompt
                 # is not recorded, so it has none
                 "prompt": "" if selection else prompt_text(turn.prompt),
+                "logprobs_source": _logprobs_source(record),
                 **confidence(record),
             })  # fmt: skip
         ordinal += len(turn.executed)
@@ -126,6 +127,14 @@ def _points(trajectory: Trajectory, split: Split, gold_dir: Path | None) -> list
             edits += observation.kind in ("edit_entity", "edit_file", "write_file")
             tests += observation.kind in ("run_test", "test")
     return rows
+
+
+def _logprobs_source(record: dict[str, Any]) -> str:
+    """``endpoint`` (a model's own), ``simulated`` (sim's seeded noise) or ``none``."""
+    extra = record.get("extra") or {}
+    if not extra.get("logprobs"):
+        return "none"
+    return "simulated" if extra.get("logprobs_simulated") else "endpoint"
 
 
 def _counterfactual(trajectory: Trajectory) -> dict[int, bool]:

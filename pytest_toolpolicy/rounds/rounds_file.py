@@ -40,6 +40,9 @@ def render_report(calibration: Calibration) -> str:
         f"  AUC on the test split: {_num(calibration.auc)} [95% CI {_num(low)}, {_num(high)}],"
         " bootstrap over instances",
         f"  evidence: {calibration.why}",
+        *(["  SIMULATED: these logprobs are sim's seeded noise (sim is a simulator, not a"
+            " language model); no figure above says anything of a model's confidence"]
+          if calibration.simulated else []),
     ])  # fmt: skip
 
 
@@ -57,7 +60,8 @@ def write_candidates(path: Path, calibration: Calibration) -> None:
         lines += [
             "",
             "[candidate.logprob-trigger]",
-            f'description = "row 9: {calibration.why}"',
+            f'description = "row 9{" (fitted on SIMULATED logprobs)" if calibration.simulated else ""}:'
+            f' {calibration.why}"',
             f'trigger = {{feature = "{trigger.feature}", tau = {trigger.tau!r},'
             f' necessary_when = "{trigger.necessary_when}"}}',
         ]

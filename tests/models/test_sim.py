@@ -277,3 +277,18 @@ def test_in_the_policy_arm_a_reply_told_it_ran_nothing_carries_no_reply_fault(
     reply = model.complete(request)
     assert reply.extra["sim"]["fault"] == (None if correcting else "malformed_json")
     assert (parse_reply(reply.text).kind != "noop") == correcting
+
+
+def test_logprobs_asked_of_sim_are_seeded_noise_marked_simulated() -> None:
+    instance = UNDERSPECIFIED[0]  # asking needs no workspace to plan against
+    tools = Candidates(tools=("read_entity",))
+    messages = tuple(build_prompt(tools, Ledger(), instance.problem_statement, PolicyConfig()))
+    model = SimModel(BY_ID, default_profile())
+    plain = model.complete(ModelRequest(messages=messages, item=instance.instance_id))
+    assert "logprobs" not in plain.extra  # not asked: none
+    asked = ModelRequest(messages=messages, item=instance.instance_id, top_logprobs=3)
+    first, again = model.complete(asked), model.complete(asked)
+    assert first.extra["logprobs_simulated"] is True
+    assert first.extra["logprobs"] == again.extra["logprobs"]  # seeded: the same each time
+    token = first.extra["logprobs"][0]
+    assert -3.0 <= token["logprob"] < 0 and len(token["top"]) == 3

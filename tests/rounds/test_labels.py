@@ -152,3 +152,25 @@ def test_the_bandit_finds_the_separating_threshold_and_its_regret_flattens() -> 
     assert late < result.regret[49]  # it pays less in the second half than in the first
     assert "100 arrivals" in render(result) and "not reruns" in render(result)
     assert replay(frame(points).assign(lp_mean=float("nan")), "lp_mean") is None
+
+
+def test_where_the_logprobs_came_from_is_a_column() -> None:
+    simulated = reply(READ, -0.5)
+    simulated["extra"]["logprobs_simulated"] = True
+    runs = [
+        run("bundled__memstore-1", turn(0, READ, -0.5)),
+        run("bundled__memstore-1", Turn(0, completion=simulated)),
+        run("bundled__memstore-1", turn(0, READ)),
+    ]
+    sources = [label_rows([r], Split())[0]["logprobs_source"] for r in runs]
+    assert sources == ["endpoint", "simulated", "none"]
+
+
+def test_a_fit_on_simulated_logprobs_says_so() -> None:
+    from pytest_toolpolicy.rounds.rounds_file import render_report
+
+    points = frame([("a", "train", -2.0, True), ("b", "train", -0.1, False),
+                    ("c", "test", -1.5, True), ("d", "test", -0.2, False)])  # fmt: skip
+    calibration = fit(points.assign(logprobs_source="simulated"))
+    assert calibration.simulated and "SIMULATED" in render_report(calibration)
+    assert not fit(points.assign(logprobs_source="endpoint")).simulated

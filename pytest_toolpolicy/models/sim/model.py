@@ -107,8 +107,20 @@ class SimModel:
             cost_usd=self.prices.cost(PRICE_ENTRY, usage),
             latency_s=time.monotonic() - start,
             model=self.name,
-            extra={"sim": {"fault": fault, "arm": arm, "tokens": self.tokens.method}},
+            extra={
+                "sim": {"fault": fault, "arm": arm, "tokens": self.tokens.method},
+                **self._logprobs(request, text),
+            },
         )
+
+    def _logprobs(self, request: ModelRequest, text: str) -> dict[str, Any]:
+        """Simulated logprobs where the request asked for them: seeded noise, marked so."""
+        if not request.top_logprobs:
+            return {}
+        from .logprobs import simulated
+
+        drawn = simulated(self.seed, request.item, request.turn, text, request.top_logprobs)
+        return {"logprobs": drawn, "logprobs_simulated": True}
 
 
 def _render(call: dict[str, Any], fault: str | None, arm: str, instance: Instance) -> str:
