@@ -155,7 +155,7 @@ eval-rounds: setup
 	mkdir -p $(ROUNDS)
 	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(ROUNDS_SAMPLE) \
 	  --toolpolicy-max-turns=$(LOCAL_TURNS) $(ROUNDS_CACHE) --toolpolicy-report=$(ROUNDS)/base -n 2
-	$(BIN)/toolpolicy retrieval --dataset bundled
+	$(BIN)/toolpolicy retrieval --dataset bundled --report $(ROUNDS)/base
 	$(BIN)/toolpolicy calibrate $(ROUNDS)/base --out $(ROUNDS)/candidates.toml
 	$(BIN)/toolpolicy probe $(ROUNDS)/base --model local:gemma3-270m --candidates $(ROUNDS)/candidates.toml
 	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(ROUNDS_SAMPLE) \

@@ -116,6 +116,19 @@ class Candidate:
         return "; ".join(parts) or "as the policy"
 
 
+def candidate_line(candidate: Candidate, model: str, logprobs: int) -> str:
+    """What the report's header says of a candidate: its description (else what it changes),
+    and where the session cannot give a learned stage what it reads, that it judges nothing."""
+    line = candidate.description or candidate.summary()
+    if candidate.probe is not None and not model.startswith("local:"):
+        line += f" — its probe judges nothing with {model}: only local: models expose hidden states"
+    if candidate.trigger is not None and not logprobs:
+        line += " — its trigger judges nothing: this session asks for no logprobs (--toolpolicy-logprobs)"
+    elif candidate.trigger is not None and (model == "sim" or model.startswith("sim:")):
+        line += " — its trigger reads SIMULATED logprobs (sim is a simulator, not a model)"
+    return line
+
+
 def candidate_of(variant: str) -> str | None:
     return variant[len(PREFIX) :] if variant.startswith(PREFIX) else None
 

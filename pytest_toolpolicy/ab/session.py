@@ -40,6 +40,7 @@ from ..paths import cache_dir, write_atomic
 from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox, SandboxUnavailable
 from ..types import Trajectory
+from .candidates import candidate_line
 from .handover import TOKEN_FILE, Handover
 from .item import Harness, run_item
 from .memo import ExecutionMemo
@@ -416,7 +417,10 @@ class ABSession:
             "memo": self.settings.memo,
             "sandbox": self.sandbox().mode,
             "trials": self.settings.trials,
-            "candidates": {c.name: c.description or c.summary() for c in self.settings.candidates},
+            "candidates": {
+                c.name: candidate_line(c, model, self.settings.generation.logprobs)
+                for c in self.settings.candidates
+            },
             **self.settings.generation.record(),
         }
 

@@ -22,6 +22,13 @@ def add_parser(sub: Any) -> None:
         help="a dataset as --toolpolicy-dataset names one, or a JSON-lines file of SWE-bench"
         " rows (instance_id, problem_statement, patch); repeatable (default: bundled)",
     )
+    ret.add_argument(
+        "--report",
+        type=Path,
+        action="append",
+        help="also decision points 1 and 2 of this report's policy runs, where they were on the"
+        " gold path (the issue from the --dataset its instances are in); repeatable",
+    )
     ret.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
     ret.add_argument(
         "--no-embed", action="store_true", help="the keyword map only (no embedding model)"
@@ -87,7 +94,31 @@ def _retrieval(ns: argparse.Namespace) -> int:
         )
         print(render(evaluate(queries, embedder, ns.seed), title))
         print()
+        for report in ns.report or []:
+            _later(report, rows, source, embedder, ns.seed)
     return 0
+
+
+def _later(report: Path, rows: list[dict[str, Any]], source: str, embedder: Any, seed: int) -> None:
+    from ..types import load_trajectories
+    from .retrieval import evaluate, later_points, render
+
+    path = report / "trajectories.jsonl"
+    if not path.is_file():
+        print(f"note: {report}: no trajectories.jsonl", file=sys.stderr)
+        return
+    statements = {str(r["instance_id"]): str(r.get("problem_statement") or "") for r in rows}
+    queries = later_points(load_trajectories(path), statements)
+    if not queries:
+        print(f"{report}: no decision point past the first on the gold path (its policy runs"
+              " left it at once, ended, or have no label)\n")  # fmt: skip
+        return
+    title = (
+        f"{report}: decision points 1 and 2 of its policy runs on the gold path"
+        f" ({len(queries)} points, issues from {source})"
+    )
+    print(render(evaluate(queries, embedder, seed), title))
+    print()
 
 
 def _split(ns: argparse.Namespace) -> Any:

@@ -25,13 +25,16 @@ from typing import Any
 
 import numpy as np
 
+from ..ab.selection import moves
 from ..bench.gold import GOLD_DIR, hand_label
 from ..bench.gold_derive import derive
+from ..bench.gold_source import label_for
 from ..bench.load import load_instances
 from ..policy.registry import TOOL_NAMES
 from ..policy.retrieve import keyword_scores, tool_text
 from ..policy.retrieve import rank_hybrid as policy_hybrid
 from ..primitives.embedder import TextEmbedder
+from ..types import Observation, Trajectory
 
 K = 5
 RETRIEVERS = ("keyword", "embed", "hybrid")
@@ -183,3 +186,41 @@ def first_points(
             continue
         queries.append(Query(instance_id, 0, statement, first))
     return queries, skipped
+
+
+def later_points(
+    trajectories: Iterable[Trajectory],
+    statements: Mapping[str, str],
+    gold_dir: Path | None = GOLD_DIR,
+) -> list[Query]:
+    """Decision points 1 and 2 of the policy's runs (first trial, first selections), where
+    every earlier selection was in its gold set: the run is on the gold path, so the label's
+    set at this point applies. The query is what retrieval saw then (spec §4.2): the issue and
+    the latest ledger entry, rebuilt from the turns before (and this turn's symbol trigger,
+    which fires before the selection)."""
+    out: list[Query] = []
+    for trajectory in trajectories:
+        statement = statements.get(trajectory.instance_id)
+        if trajectory.variant != "policy" or statement is None:
+            continue
+        if int(trajectory.meta.get("trial") or 1) != 1:
+            continue
+        gold = label_for(trajectory.instance_id, gold_dir, trajectory.meta).label
+        if gold is None:
+            continue
+        seen = moves(trajectory)
+        latest: Observation | None = None
+        for point, turn in enumerate(trajectory.turns[: len(gold.decisions)]):
+            if turn.extra_selections:  # a re-selection: decision points no longer line up
+                break
+            leading = [o for o in turn.observations if o.source == "trigger" and o.kind == "symbol"]
+            latest = leading[-1] if leading else latest
+            relevant = gold.decisions[point] & set(TOOL_NAMES)
+            if point > 0 and relevant:
+                text = f"{statement} {latest.line() if latest else ''}"
+                out.append(Query(trajectory.instance_id, point, text, relevant))
+            if point >= len(seen) or not seen[point] & gold.decisions[point]:
+                break  # off the gold path: later labels no longer apply
+            if turn.observations:
+                latest = turn.observations[-1]
+    return out

@@ -154,3 +154,17 @@ def test_a_probe_file_is_a_candidate_named_beside_the_file(tmp_path: Path) -> No
     assert candidate.probe is not None and candidate.probe.weights == (1.0, -1.0)
     with pytest.raises(CandidateError, match="candidate 'p': probe: .*missing.json"):
         load_candidates(_file(tmp_path, '[candidate.p]\nprobe = "missing.json"\n'))
+
+
+def test_the_header_says_where_a_learned_stage_judges_nothing() -> None:
+    from pytest_toolpolicy.ab.candidates import Candidate, candidate_line
+    from pytest_toolpolicy.policy.confidence import ConfidenceTrigger
+    from pytest_toolpolicy.policy.probe import LinearProbe
+
+    probe = Candidate("p", "a probe", probe=LinearProbe((1.0,), 0.0, (0.0,), (1.0,)))
+    assert candidate_line(probe, "local:gemma3-270m", 5) == "a probe"
+    assert "only local: models expose hidden states" in candidate_line(probe, "openai:gpt-4o", 5)
+    trigger = Candidate("t", "", trigger=ConfidenceTrigger("lp_mean", -1.0))
+    assert "asks for no logprobs" in candidate_line(trigger, "openai:gpt-4o", 0)
+    assert "SIMULATED logprobs" in candidate_line(trigger, "sim", 5)
+    assert candidate_line(trigger, "openai:gpt-4o", 5) == "trigger: call when lp_mean below -1.000"

@@ -95,3 +95,29 @@ def test_the_command_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["retrieval", "--no-embed"]) == 0
     out = capsys.readouterr().out
     assert "| keyword | 21 |" in out and "embed" not in out.split("|---|")[1]
+
+
+def test_later_points_follow_the_gold_path_and_rebuild_the_query() -> None:
+    from pytest_toolpolicy.rounds.retrieval import later_points
+    from pytest_toolpolicy.types import Observation, Outcome, Trajectory, Turn
+
+    def reply(tool: str) -> dict:
+        return {"text": json.dumps({"tool": tool, "args": {"query": "remember"}}), "extra": {}}
+
+    found = Observation("search_symbol", "remember", "memstore.MemStore.remember (1 match)")
+    symbol = Observation("symbol", "memstore.MemStore.remember", "found", source="trigger")
+    on_path = [Turn(0, completion=reply("search_symbol"), observations=(symbol, found)),
+               Turn(1, completion=reply("read_entity")),
+               Turn(2, completion=reply("edit_entity"))]  # fmt: skip
+    statement = "memstore.MemStore.remember evicts an entry that is only being updated"
+    run = Trajectory("bundled__memstore-1", "policy", "policy", "m", tuple(on_path),
+                     Outcome("stop"), "", {})  # fmt: skip
+    first, second = later_points([run], {"bundled__memstore-1": statement})
+    assert (first.point, second.point) == (1, 2)
+    assert first.text == f"{statement} {found.line()}"  # the latest entry when it selected
+    assert first.relevant == {"read_entity", "edit_entity"}  # the hand label's second set
+    off = Trajectory("bundled__memstore-1", "policy", "policy", "m",
+                     (Turn(0, completion=reply("run_test")), *on_path[1:]), Outcome("stop"), "",
+                     {})  # fmt: skip
+    assert later_points([off], {"bundled__memstore-1": statement}) == []  # left at once
+    assert later_points([run], {}) == []  # no issue text: nothing rebuilt
