@@ -12,6 +12,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pytest_toolpolicy.demo import EXAMPLE
@@ -33,7 +34,9 @@ ISSUE = (
 )
 
 
-def overhead(box: Toolbox) -> None:
+def gate_turn(box: Toolbox) -> tuple[Ledger, Callable[[], None]]:
+    """A 200-entry ledger, and one turn of the deterministic stages over it (triggers,
+    retrieval, validation, trust gate) as a call to time (``bench_rounds.py`` times it too)."""
     config = PolicyConfig()
     selector = "memstore.store.MemStore.recall"
     read = box.call("read_entity", {"selector": selector})
@@ -51,13 +54,24 @@ def overhead(box: Toolbox) -> None:
     )
     search = ToolCall("search_symbol", {"query": "MemStore.recall"})
     latest = ledger.latest.line()
-    samples = []
-    for _ in range(2000):
-        start = time.perf_counter()
+
+    def turn() -> None:
         symbol_trigger([latest], ledger, box.call, config)
         retrieve(ISSUE, latest, config)
         validate(call, ledger, box.index, config)
         trust_gate(search, envelope, config)
+
+    return ledger, turn
+
+
+def overhead(box: Toolbox) -> None:
+    config = PolicyConfig()
+    ledger, turn = gate_turn(box)
+    latest = ledger.latest.line()
+    samples = []
+    for _ in range(2000):
+        start = time.perf_counter()
+        turn()
         samples.append(time.perf_counter() - start)
     samples.sort()
     p50, p95 = samples[len(samples) // 2] * 1e3, samples[int(len(samples) * 0.95)] * 1e3

@@ -16,19 +16,14 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_policy import ISSUE
+from bench_policy import ISSUE, gate_turn
 
 from pytest_toolpolicy.demo import EXAMPLE
 from pytest_toolpolicy.policy.confidence import ConfidenceTrigger
 from pytest_toolpolicy.policy.config import PolicyConfig
-from pytest_toolpolicy.policy.ledger import Ledger
 from pytest_toolpolicy.policy.retrieve import retrieve
-from pytest_toolpolicy.policy.triggers import symbol_trigger
-from pytest_toolpolicy.policy.trust import trust_gate
-from pytest_toolpolicy.policy.validate import validate
 from pytest_toolpolicy.primitives import Toolbox, Workspace
 from pytest_toolpolicy.primitives.embedder import load_embedder
-from pytest_toolpolicy.types import Observation, ToolCall
 
 
 def timed(step: Callable[[], object], runs: int) -> tuple[float, float]:
@@ -47,24 +42,8 @@ def main() -> None:
         shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__"))
         box = Toolbox(root, workspace=Workspace.create(root))
         config = PolicyConfig()
-        selector = "memstore.store.MemStore.recall"
-        read = box.call("read_entity", {"selector": selector})
-        envelope = box.call("search_symbol", {"query": "MemStore.recall"})
-        ledger = Ledger()
-        for i in range(200):
-            ledger = ledger.append(
-                Observation("read_entity", f"{selector}{i}", "ok", read, cites=(selector,))
-            )
-        ledger, _ = symbol_trigger([ISSUE], ledger, box.call, config)
-        call = ToolCall("edit_entity", {"selector": selector, "search": "> e", "replace": ">= e"})
-        search = ToolCall("search_symbol", {"query": "MemStore.recall"})
+        ledger, gate = gate_turn(box)
         latest = ledger.latest.line() if ledger.latest else ""
-
-        def gate() -> None:
-            symbol_trigger([latest], ledger, box.call, config)
-            retrieve(ISSUE, latest, config)
-            validate(call, ledger, box.index, config)
-            trust_gate(search, envelope, config)
 
         top = [[f"t{k}", -0.5 * k] for k in range(5)]
         record = {"extra": {"logprobs": [{"token": "t0", "logprob": -0.3, "top": top}] * 256}}

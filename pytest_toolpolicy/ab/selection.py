@@ -18,9 +18,9 @@ DECISION_POINTS = 3
 
 def moves(trajectory: Trajectory) -> list[frozenset[str]]:
     """The move set of each decision point (empty: the reply named no move)."""
-    out: list[frozenset[str]] = []
     if _external(trajectory):
         return _external_moves(trajectory)
+    out: list[frozenset[str]] = []
     changed = False  # whether the code had been changed before a baseline `submit`
     for turn in trajectory.turns:
         for record in (turn.completion, *turn.extra_selections):

@@ -153,7 +153,7 @@ class Bridge:
                             round(time.monotonic() - began, 6), arrived)  # fmt: skip
             self.exchanges.append(done)
             if error is not None and not error.startswith("model error"):
-                refused = len(self.exchanges) - len(self.served()) - self._model_errors()
+                refused = sum(1 for e in self.exchanges if _refused(e))
                 if self.limits.refused is not None and refused >= self.limits.refused:
                     self.stopped = self.stopped or f"refused: {refused} requests refused"
             return done
@@ -205,8 +205,10 @@ class Bridge:
     def served(self) -> list[Exchange]:
         return [e for e in self.exchanges if e.completion is not None]
 
-    def _model_errors(self) -> int:
-        return sum(1 for e in self.exchanges if (e.error or "").startswith("model error"))
+
+def _refused(exchange: Exchange) -> bool:
+    """Turned away before the model (a limit, tools offered): not a model error."""
+    return exchange.completion is None and not (exchange.error or "").startswith("model error")
 
 
 def _stop(value: object) -> tuple[str, ...]:

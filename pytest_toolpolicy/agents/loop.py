@@ -70,8 +70,9 @@ class ExternalLoop:
         limits = BridgeLimits(calls=self.max_turns, cost_usd=self.max_cost_usd)
         if self.max_reply_tokens is not None:
             limits = dataclasses.replace(limits, max_completion_tokens=self.max_reply_tokens)
+        launch = self.launch()
         run = run_external(
-            self.launch(),
+            launch,
             workspace=self.toolbox.root,
             task=task.issue_text,
             model=self.model,
@@ -80,7 +81,6 @@ class ExternalLoop:
             item=task.instance_id,
             wall_s=self.wall_s,
         )
-        launch = self.launch()
         patch, snapshot = final_patch(self.toolbox.workspace)
         ended = [s for s in run.steps if "exit_status" in s]
         return Trajectory(

@@ -2,8 +2,9 @@
 llama.cpp's embeddings mode (the last token's state), one server per process, started the
 first time a state is asked for and stopped when the process ends (it also dies with it).
 
-``states_for(model_name)`` is the loop's hook: a function from a prompt's messages to its state,
-or to None where there is none to be had (the model is not ``local:``; the server would not
+``states_for(model_name)`` is the loop's hook: a function from a prompt's messages to its state
+(``text_states_for``: from its text, what ``toolpolicy probe`` trains on), or to None where
+there is none to be had (the model is not ``local:``; the server would not
 start, which is said once on stderr and recorded by the probe's verdict as nothing judged).
 """
 
@@ -25,15 +26,21 @@ CHARS = 20_000  # of a prompt's text, from its end (the state is the last token'
 
 
 def states_for(model_name: str) -> States:
+    text_state = text_states_for(model_name)
+    return lambda messages: text_state(prompt_text(messages))
+
+
+def text_states_for(model_name: str) -> Callable[[str], list[float] | None]:
+    """A text's state (the prompt's text as ``prompt_text`` writes it), or None."""
     arg = model_name.partition(":")[2] if model_name.startswith("local:") else None
 
-    def state(messages: Sequence[dict[str, Any]]) -> list[float] | None:
+    def state(text: str) -> list[float] | None:
         if arg is None:
             return None
         client = _client(arg)
         if client is None:
             return None
-        reply = client.embeddings.create(model=model_name, input=[prompt_text(messages)[-CHARS:]])
+        reply = client.embeddings.create(model=model_name, input=[text[-CHARS:]])
         return [float(v) for v in reply.data[0].embedding]
 
     return state

@@ -90,20 +90,22 @@ def _embed_fallback(
     except EmbedderUnavailable as exc:
         why = f"default-4 (embedder unavailable: {exc.reason})"
         return Candidates(tools=DEFAULT_4, scores=scores, fallback=why)
-    # Rounded so float noise between runs cannot reorder near-ties; ties go to registry order.
     rounded = {name: round(float(c), 6) for name, c in zip(TOOL_NAMES, cosine, strict=True)}
-    ranked = sorted(range(len(TOOL_NAMES)), key=lambda i: (-rounded[TOOL_NAMES[i]], i))
-    top = tuple(TOOL_NAMES[i] for i in ranked[:EMBED_TOP])
-    return Candidates(tools=top, scores=dict(rounded), fallback="embed")
+    top = tuple(rank_by_cosine(cosine)[:EMBED_TOP])
+    return Candidates(tools=top, scores=rounded, fallback="embed")
+
+
+def rank_by_cosine(cosine: Sequence[float]) -> list[str]:
+    """All six tools by cosine, rounded so float noise between runs cannot reorder near-ties;
+    ties go to registry order."""
+    rounded = [round(float(c), 6) for c in cosine]
+    return [TOOL_NAMES[i] for i in sorted(range(len(TOOL_NAMES)), key=lambda i: (-rounded[i], i))]
 
 
 def rank_hybrid(scores: Mapping[str, int], cosine: Sequence[float]) -> list[str]:
-    """All six tools: keyword hits first by count, ties and the rest by cosine (rounded, so
-    float noise cannot reorder near-ties), then registry order."""
-    rounded = [round(float(c), 6) for c in cosine]
-    by_cosine = {TOOL_NAMES[i]: -rounded[i] for i in range(len(TOOL_NAMES))}
-    order = {name: i for i, name in enumerate(TOOL_NAMES)}
-    return sorted(TOOL_NAMES, key=lambda n: (-scores[n], by_cosine[n], order[n]))
+    """All six tools: keyword hits first by count, ties and the rest by cosine."""
+    by_cosine = {name: i for i, name in enumerate(rank_by_cosine(cosine))}
+    return sorted(TOOL_NAMES, key=lambda n: (-scores[n], by_cosine[n]))
 
 
 def _hybrid(query: str, source: EmbedderSource | None, scores: dict[str, int]) -> Candidates | None:

@@ -135,18 +135,25 @@ def _auc(
     auc = auc_of(score, label)
     if math.isnan(auc):
         return auc, (math.nan, math.nan)
-    groups = [np.flatnonzero(points["instance_id"].to_numpy() == i)
-              for i in points["instance_id"].unique()]  # fmt: skip
+    return auc, auc_interval(score, label, points["instance_id"].to_numpy(), seed, draws)
+
+
+def auc_interval(
+    scores: np.ndarray, labels: np.ndarray, groups: np.ndarray, seed: int, draws: int = 1000
+) -> tuple[float, float]:
+    """The 95% percentile interval of the AUC, resampling whole groups (instances: their
+    points are not independent); draws holding one class only are left out."""
+    members = [np.flatnonzero(groups == g) for g in np.unique(groups)]
     rng = np.random.default_rng(seed)
     drawn = []
     for _ in range(draws):
-        picked = np.concatenate([groups[i] for i in rng.integers(0, len(groups), len(groups))])
-        value = auc_of(score[picked], label[picked])
+        picked = np.concatenate([members[i] for i in rng.integers(0, len(members), len(members))])
+        value = auc_of(scores[picked], labels[picked])
         if not math.isnan(value):
             drawn.append(value)
     if not drawn:
-        return auc, (math.nan, math.nan)
-    return auc, (float(np.percentile(drawn, 2.5)), float(np.percentile(drawn, 97.5)))
+        return math.nan, math.nan
+    return float(np.percentile(drawn, 2.5)), float(np.percentile(drawn, 97.5))
 
 
 def _why(train: pd.DataFrame, test: pd.DataFrame) -> str:

@@ -129,13 +129,22 @@ def _split(ns: argparse.Namespace) -> Any:
     return Split(ns.seed, ns.test_share)
 
 
-def _labels(ns: argparse.Namespace) -> int:
-    from .labels import FILE, LabelsError, build, summary
+def _built(ns: argparse.Namespace, command: str) -> Any:
+    """The report's labels, built and written (None: the report has none, said on stderr)."""
+    from .labels import LabelsError, build
 
     try:
-        frame = build(ns.report, _split(ns))
+        return build(ns.report, _split(ns))
     except LabelsError as exc:
-        print(f"toolpolicy labels: {exc}", file=sys.stderr)
+        print(f"toolpolicy {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def _labels(ns: argparse.Namespace) -> int:
+    from .labels import FILE, summary
+
+    frame = _built(ns, "labels")
+    if frame is None:
         return 2
     print(summary(frame))
     print(f"written: {ns.report / FILE}")
@@ -144,13 +153,11 @@ def _labels(ns: argparse.Namespace) -> int:
 
 def _calibrate(ns: argparse.Namespace) -> int:
     from .calibrate import fit
-    from .labels import LabelsError, build, summary
+    from .labels import summary
     from .rounds_file import render_report, write_candidates
 
-    try:
-        frame = build(ns.report, _split(ns))
-    except LabelsError as exc:
-        print(f"toolpolicy calibrate: {exc}", file=sys.stderr)
+    frame = _built(ns, "calibrate")
+    if frame is None:
         return 2
     print(summary(frame))
     calibration = fit(frame, ns.seed)
@@ -166,35 +173,27 @@ def _calibrate(ns: argparse.Namespace) -> int:
 
 
 def _probe(ns: argparse.Namespace) -> int:
-    from .labels import LabelsError, build
+    import numpy as np
+
+    from ..policy.hidden import text_states_for
     from .probe import render, score
 
     if not str(ns.model).startswith("local:"):
         print(render(None, f"{ns.model} exposes no hidden states; only local: models do"))
         return 0
-    try:
-        frame = build(ns.report, _split(ns))
-    except LabelsError as exc:
-        print(f"toolpolicy probe: {exc}", file=sys.stderr)
+    frame = _built(ns, "probe")
+    if frame is None:
         return 2
-    from ..models.local.server import LocalServer, ServerSettings
-    from ..models.local.weights import resolve
+    state = text_states_for(ns.model)  # its server starts with the first state asked for
 
-    with LocalServer(resolve(ns.model.partition(":")[2]), ServerSettings(embedding=True)) as server:
-        import numpy as np
-        import openai
+    def embed(texts: list[str]) -> Any:
+        states = [state(text) for text in texts]  # one at a time: each fills the batch
+        if any(s is None for s in states):
+            raise SystemExit(f"toolpolicy probe: no hidden states from {ns.model} (see above)")
+        return np.asarray(states, dtype=float)
 
-        client = openai.OpenAI(base_url=server.base_url, api_key="local", max_retries=0)
-
-        def embed(texts: list[str]) -> Any:
-            out = []
-            for text in texts:  # one at a time: each fills the batch
-                reply = client.embeddings.create(model=ns.model, input=[text[-20000:]])
-                out.append(reply.data[0].embedding)
-            return np.asarray(out, dtype=float)
-
-        result = score(frame, embed, seed=ns.seed)
-        print(render(result))
+    result = score(frame, embed, seed=ns.seed)
+    print(render(result))
     if result.probe is not None:
         from .rounds_file import add_probe
 

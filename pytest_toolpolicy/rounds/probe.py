@@ -14,14 +14,14 @@ models expose hidden states; another model's probe is reported as not available.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..policy.probe import LinearProbe
-from .calibrate import auc_of
+from .calibrate import auc_interval, auc_of
 
 Embed = Callable[[list[str]], np.ndarray]
 L2 = 1.0
@@ -83,7 +83,7 @@ def score(
     logits = np.hstack([(x_test - mean) / std, np.ones((len(test), 1))]) @ weights
     labels = test["necessary"].to_numpy(bool)
     auc = auc_of(logits, labels)
-    ci = _bootstrap(logits, labels, test["instance_id"].to_numpy(), seed)
+    ci = auc_interval(logits, labels, test["instance_id"].to_numpy(), seed)
     values = test[feature].to_numpy(float)
     scored = ~np.isnan(values)
     # the trigger withholds confident calls: lower confidence, more necessary
@@ -106,22 +106,6 @@ def _thin(train: pd.DataFrame, test: pd.DataFrame) -> str:
             what = "no point" if not len(part) else "one class only"
             return f"the {name} split has {what}: too thin to fit or score a probe"
     return ""
-
-
-def _bootstrap(
-    scores: np.ndarray, labels: np.ndarray, groups: np.ndarray, seed: int, draws: int = 1000
-) -> tuple[float, float]:
-    members: Sequence[np.ndarray] = [np.flatnonzero(groups == g) for g in np.unique(groups)]
-    rng = np.random.default_rng(seed)
-    drawn = []
-    for _ in range(draws):
-        picked = np.concatenate([members[i] for i in rng.integers(0, len(members), len(members))])
-        value = auc_of(scores[picked], labels[picked])
-        if not math.isnan(value):
-            drawn.append(value)
-    if not drawn:
-        return math.nan, math.nan
-    return float(np.percentile(drawn, 2.5)), float(np.percentile(drawn, 97.5))
 
 
 def render(result: ProbeResult | None, why_not: str = "") -> str:

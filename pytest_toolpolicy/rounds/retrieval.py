@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 
 from ..ab.selection import moves
+from ..ab.stats import paired_bootstrap
 from ..bench.gold import GOLD_DIR, hand_label
 from ..bench.gold_derive import derive
 from ..bench.gold_source import label_for
 from ..bench.load import load_instances
 from ..policy.registry import TOOL_NAMES
-from ..policy.retrieve import keyword_scores, tool_text
+from ..policy.retrieve import keyword_scores, rank_by_cosine, tool_text
 from ..policy.retrieve import rank_hybrid as policy_hybrid
 from ..primitives.embedder import TextEmbedder
 from ..types import Observation, Trajectory
@@ -52,12 +53,6 @@ def rank_keyword(text: str) -> list[str]:
     scores = keyword_scores(text)
     order = {name: i for i, name in enumerate(TOOL_NAMES)}
     return sorted(TOOL_NAMES, key=lambda n: (-scores[n], order[n]))
-
-
-def rank_by_cosine(cosine: Sequence[float]) -> list[str]:
-    # Rounded as the fallback rounds them, so float noise cannot reorder near-ties.
-    rounded = [round(float(c), 6) for c in cosine]
-    return [TOOL_NAMES[i] for i in sorted(range(len(TOOL_NAMES)), key=lambda i: (-rounded[i], i))]
 
 
 def rank_hybrid(text: str, cosine: Sequence[float]) -> list[str]:
@@ -85,13 +80,9 @@ class Scored:
 
 
 def bootstrap_ci(values: Sequence[float], seed: int = 0, draws: int = 2000) -> tuple[float, float]:
-    """The 95% percentile interval of the mean, resampling ``values`` (seeded)."""
-    if not values:
-        return (float("nan"), float("nan"))
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, len(data), size=(draws, len(data)))].mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+    """The 95% percentile interval of the mean, resampling ``values`` (seeded): the A/B's own
+    bootstrap, against zero."""
+    return paired_bootstrap(values, np.zeros(len(values)), n=draws, seed=seed)
 
 
 def evaluate(
