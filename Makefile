@@ -142,12 +142,13 @@ eval-agent: setup
 	  --toolpolicy-sample=$(AGENT_SAMPLE) --toolpolicy-max-turns=$(LOCAL_TURNS) \
 	  --toolpolicy-report=reports/agent-$(firstword $(subst :, ,$(AGENT))) -n 2
 
-# The later rounds (spec §2 rows 9, 10 and 13) as candidates, end to end with the local
+# The later rounds (spec §2 rows 9, 10, 12 and 13) as candidates, end to end with the local
 # gemma-3-270m (a tiny *base* model): the A/B recorded; each retriever's NDCG@5 against the gold
-# labels; the necessity labels of its decision points, row 9's threshold fitted on their training
-# split and row 10's probe on the hidden states of their prompts (both scored on the test split
-# only), written as a candidates file; then the A/B again with those candidates beside the
-# policy, the recorded replies replayed (only the candidates ask anew).
+# labels; the necessity labels of its decision points (Toolformer's scored by the same model),
+# row 9's threshold fitted on their training split and row 10's probe on the hidden states of
+# their prompts (both scored on the test split only), written as a candidates file with row 12's
+# bandit; then the A/B again with those candidates beside the policy, the recorded replies
+# replayed (only the candidates ask anew).
 ROUNDS ?= reports/rounds
 ROUNDS_SAMPLE ?= 10
 ROUNDS_CACHE = --toolpolicy-cache=record --toolpolicy-cache-file=$(ROUNDS)/completions.sqlite
@@ -156,8 +157,9 @@ eval-rounds: setup
 	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(ROUNDS_SAMPLE) \
 	  --toolpolicy-max-turns=$(LOCAL_TURNS) $(ROUNDS_CACHE) --toolpolicy-report=$(ROUNDS)/base -n 2
 	$(BIN)/toolpolicy retrieval --dataset bundled --report $(ROUNDS)/base
-	$(BIN)/toolpolicy calibrate $(ROUNDS)/base --out $(ROUNDS)/candidates.toml
-	$(BIN)/toolpolicy probe $(ROUNDS)/base --model local:gemma3-270m --candidates $(ROUNDS)/candidates.toml
+	$(BIN)/toolpolicy labels $(ROUNDS)/base --toolformer
+	$(BIN)/toolpolicy calibrate $(ROUNDS)/base --toolformer --out $(ROUNDS)/candidates.toml
+	$(BIN)/toolpolicy probe $(ROUNDS)/base --toolformer --model local:gemma3-270m --candidates $(ROUNDS)/candidates.toml
 	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(ROUNDS_SAMPLE) \
 	  --toolpolicy-max-turns=$(LOCAL_TURNS) $(ROUNDS_CACHE) --toolpolicy-report=$(ROUNDS)/candidates \
 	  --toolpolicy-candidates=$(ROUNDS)/candidates.toml -n 2

@@ -1,8 +1,9 @@
 """The later rounds' added cost per turn, side by side in one run with the spec's deterministic
 gate (triggers + retrieval + validation + trust gate over a 200-entry ledger, as
 ``bench_policy.py`` measures it): row 9's confidence trigger (reading a reply's logprobs, 256
-tokens with their top 5) and row 13's hybrid retrieval (one MiniLM embedding of the query; the
-tools' vectors are computed once). Prints p50 and p95 per stage; not a test.
+tokens with their top 5), row 13's hybrid retrieval (one MiniLM embedding of the query; the
+tools' vectors are computed once), row 12's bandit (a pick and a pay in its SQLite file, once
+per run rather than per turn) and row 10's probe state. Prints p50 and p95 per stage; not a test.
 
     .venv/bin/python benchmarks/bench_rounds.py
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from bench_policy import ISSUE, gate_turn
 
+from pytest_toolpolicy.ab.bandit import BanditSpec, BanditStore
 from pytest_toolpolicy.demo import EXAMPLE
 from pytest_toolpolicy.policy.confidence import ConfidenceTrigger
 from pytest_toolpolicy.policy.config import PolicyConfig
@@ -65,13 +67,32 @@ def main() -> None:
             ("+ confidence trigger (row 9)", timed(lambda: trigger.withhold(record), 2000)),
             ("+ hybrid retrieval (row 13)", timed(fresh_hybrid, 300)),
             ("  map retrieval, for comparison", timed(lambda: retrieve(ISSUE, latest, config), 2000)),
+            ("+ bandit pick and pay (row 12, per run)", _bandit(Path(tmp))),
         ]  # fmt: skip
         states = _probe_states(ISSUE + "\n" + "\n".join(e.line() for e in ledger.entries))
         if states is not None:
             rows.append(("+ probe's hidden state (row 10)", states))
         print("per turn, this machine, one process (p50 / p95):")
         for name, (p50, p95) in rows:
-            print(f"  {name:34} {p50:8.3f} ms  {p95:8.3f} ms")
+            print(f"  {name:40} {p50:8.3f} ms  {p95:8.3f} ms")
+
+
+def _bandit(tmp: Path) -> tuple[float, float]:
+    """A run's pick (UCB1 over every pull so far, in one transaction) and its pay, 1,000 runs
+    into a file that grows with them, as a long session's does."""
+    store = BanditStore(tmp / "memo.bandit.sqlite")
+    spec = BanditSpec("lp_mean", (-2.0, -1.5, -1.0, -0.5))
+    items = iter(range(10**9))
+
+    def run() -> None:
+        item = f"i{next(items)}"
+        arm, _ = store.pick("b", spec, item)
+        store.pay("b", spec, item, float(arm % 2))
+
+    try:
+        return timed(run, 1000)
+    finally:
+        store.close()
 
 
 def _probe_states(prompt: str) -> tuple[float, float] | None:

@@ -609,3 +609,25 @@ def test_a_run_with_trials_and_a_candidate_reports_both(evals: pytest.Pytester) 
     lines = (report / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()
     seeds = {(json.loads(t)["meta"]["trial"], json.loads(t)["meta"]["sim_seed"]) for t in lines}
     assert seeds == {(1, 0), (2, 1)}
+
+
+@pytest.mark.slow  # a session of 12 items over two workers: ~15 s
+def test_a_bandit_candidate_tunes_its_tau_across_trials(evals: pytest.Pytester) -> None:
+    evals.makefile(".toml", candidates=(
+        '[candidate.b]\nbandit = {feature = "lp_mean", taus = [-3.0, -0.5]}\n'))  # fmt: skip
+    report = evals.path / "report"
+    result = evals.runpytest_subprocess(
+        "--toolpolicy=ab", "--toolpolicy-sample=2", "--toolpolicy-trials=2", SHORT,
+        "--toolpolicy-logprobs=2", "--toolpolicy-candidates=candidates.toml",
+        f"--toolpolicy-report={report}", "-n", "2", "-p", "no:randomly",
+    )  # fmt: skip
+    result.assert_outcomes(passed=12)
+    result.stdout.fnmatch_lines(["candidate b: *", "  bandit (UCB1 on resolved, 4 runs): *"])
+    results = pd.read_parquet(report / "results.parquet")
+    runs = results[results["variant"] == "cand:b"]
+    # every run of the bandit got an arm and a place in the order; the first three tried each
+    assert sorted(runs["bandit_seq"]) == [1, 2, 3, 4]
+    first = runs.sort_values("bandit_seq")["bandit_arm"].tolist()[:3]
+    assert sorted(first) == ["-0.5", "-3", "none"]
+    assert (results.loc[results["variant"] != "cand:b", "bandit_arm"] == "").all()
+    assert (report / "memo.bandit.sqlite").is_file()

@@ -17,6 +17,9 @@ against ``current`` by the spec's decision rule, exactly as ``policy`` is::
     [candidate.logprob-trigger]     # row 9: a call runs only where the model was unsure
     trigger = {feature = "lp_mean", tau = -1.5, necessary_when = "below"}
 
+    [candidate.bandit]              # row 12: UCB1 picks tau run by run, paid by resolved
+    bandit = {feature = "lp_mean", taus = [-2.0, -1.0, -0.5], necessary_when = "below"}
+
     [candidate.probe]               # row 10: `toolpolicy probe` writes it (local: models)
     probe = "probe.json"            # beside this file
 
@@ -54,11 +57,12 @@ from ..policy.confidence import ConfidenceTrigger
 from ..policy.config import GATES, PolicyConfig
 from ..policy.probe import LinearProbe
 from ..shown import SECTIONS, check_order
+from .bandit import BanditSpec
 from .schema import CANDIDATE_PREFIX as PREFIX
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 _KEYS = {"description", "gates_off", "gates_on", "retrieve", "prompt_order", "structured",
-         "trigger", "probe"}  # fmt: skip
+         "trigger", "probe", "bandit"}  # fmt: skip
 
 
 class CandidateError(ValueError):
@@ -76,6 +80,8 @@ class Candidate:
     ranking: str | None = None  # "hybrid": row 13's retrieval (None: the spec's keyword map)
     trigger: ConfidenceTrigger | None = None  # row 9's learned trigger (None: the spec's gate)
     probe: LinearProbe | None = None  # row 10's necessity probe (None: not used)
+    # row 12's bandit: the trigger's tau picked run by run (``bandit.py``; None: not used)
+    bandit: BanditSpec | None = None
 
     @property
     def variant(self) -> str:
@@ -113,6 +119,10 @@ class Candidate:
             parts.append(f"trigger: call when {t.feature} {t.necessary_when} {t.tau:.3f}")
         if self.probe:
             parts.append(f"probe {self.probe.source or '(inline)'}")
+        if self.bandit:
+            b = self.bandit
+            parts.append(f"bandit: call when {b.feature} {b.necessary_when} tau, tau of"
+                         f" {', '.join(b.arms)} by UCB1")  # fmt: skip
         return "; ".join(parts) or "as the policy"
 
 
@@ -122,9 +132,10 @@ def candidate_line(candidate: Candidate, model: str, logprobs: int) -> str:
     line = candidate.description or candidate.summary()
     if candidate.probe is not None and not model.startswith("local:"):
         line += f" — its probe judges nothing with {model}: only local: models expose hidden states"
-    if candidate.trigger is not None and not logprobs:
+    reads = candidate.trigger is not None or candidate.bandit is not None
+    if reads and not logprobs:
         line += " — its trigger judges nothing: this session asks for no logprobs (--toolpolicy-logprobs)"
-    elif candidate.trigger is not None and (model == "sim" or model.startswith("sim:")):
+    elif reads and (model == "sim" or model.startswith("sim:")):
         line += " — its trigger reads SIMULATED logprobs (sim is a simulator, not a model)"
     return line
 
@@ -206,7 +217,37 @@ def _candidate(name: str, body: Any, where: Path) -> Candidate:
         ranking="hybrid" if retrieve == "hybrid" else None,
         trigger=_trigger(body.get("trigger"), at),
         probe=_probe(body.get("probe"), at, where.parent),
+        bandit=_bandit(body, at),
     )
+
+
+def _bandit(body: dict[str, Any], at: str) -> BanditSpec | None:
+    value = body.get("bandit")
+    if value is None:
+        return None
+    if "trigger" in body:
+        raise CandidateError(f"{at}: a bandit picks the trigger's tau itself; drop trigger")
+    keys = {"feature", "taus", "necessary_when"}
+    taus = value.get("taus") if isinstance(value, dict) else None
+    if (
+        not isinstance(value, dict)
+        or not {"feature", "taus"} <= set(value) <= keys
+        or not isinstance(taus, list)
+        or not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in taus)
+    ):
+        raise CandidateError(
+            f"{at}: bandit is a table of feature, taus (a list of numbers) and (optional)"
+            ' necessary_when, e.g. {feature = "lp_mean", taus = [-2.0, -1.0], necessary_when ='
+            ' "below"}'
+        )
+    try:
+        return BanditSpec(
+            str(value["feature"]),
+            tuple(float(t) for t in dict.fromkeys(taus)),
+            str(value.get("necessary_when", "below")),
+        )
+    except ValueError as exc:
+        raise CandidateError(f"{at}: bandit: {exc}") from None
 
 
 def _probe(value: Any, at: str, base: Path) -> LinearProbe | None:

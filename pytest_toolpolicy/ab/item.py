@@ -18,6 +18,7 @@ from ..paths import safe_name
 from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox
 from ..types import Trajectory
+from .bandit import BanditStore
 from .candidates import Candidate
 from .generation import Generation
 from .memo import ExecutionMemo
@@ -46,6 +47,7 @@ class Harness:
     candidates: dict[str, Candidate] = field(default_factory=dict)  # by name
     agent: AgentSpec | None = None  # who plays the current arm (None: the stock loop)
     agent_timeout: float = 1800.0  # an external agent's wall seconds on one item
+    bandit: BanditStore | None = None  # row 12's state, where a candidate has a bandit
 
 
 def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajectory]:
@@ -73,13 +75,27 @@ def _run_item(
 ) -> tuple[dict[str, Any], Trajectory]:
     instance = harness.instances[spec.instance_id]
     config, generation = harness.config, harness.generation
+    meta: dict[str, Any] = {
+        "seed": harness.meta.get("seed"),
+        "dataset": harness.meta.get("dataset"),
+    }
+    candidate = harness.candidates[spec.candidate] if spec.candidate and not spec.gate else None
     if spec.gate:
         config = config.without(spec.gate)
-    elif spec.candidate:
-        candidate = harness.candidates[spec.candidate]
+    elif candidate is not None:
         config = candidate.config(config)
         if candidate.structured:
             generation = dataclasses.replace(generation, structured=candidate.structured)
+    pay: Callable[[float | None], None] | None = None
+    if candidate is not None and candidate.bandit is not None and harness.bandit is not None:
+        store, bandit, name = harness.bandit, candidate.bandit, candidate.name
+        arm, seq = store.pick(name, bandit, spec.id)
+        config = dataclasses.replace(config, trigger=bandit.trigger(arm))
+        meta["bandit"] = {"arm": bandit.arms[arm], "seq": seq}
+
+        def pay(reward: float | None) -> None:
+            store.pay(name, bandit, spec.id, reward)
+
     setup = RunSetup(
         sandbox=harness.sandbox,
         repos=harness.repos,
@@ -87,20 +103,28 @@ def _run_item(
         memo=harness.memo,
         generation=generation,
         counterfactual=harness.counterfactual,
-        meta={"seed": harness.meta.get("seed"), "dataset": harness.meta.get("dataset")},
+        meta=meta,
         trial=spec.trial,
         agent=harness.agent if spec.arm == "current" else None,
         agent_timeout=harness.agent_timeout,
     )
-    run = run_instance(
-        instance,
-        spec.arm,
-        harness.make_model(spec.trial or 1),
-        directory,
-        config=config,
-        variant=spec.variant,
-        setup=setup,
-        name="repo",
-    )
+    try:
+        run = run_instance(
+            instance,
+            spec.arm,
+            harness.make_model(spec.trial or 1),
+            directory,
+            config=config,
+            variant=spec.variant,
+            setup=setup,
+            name="repo",
+        )
+    except BaseException:
+        if pay is not None:
+            pay(None)  # a harness fault: the pull is taken back, its arm learns nothing
+        raise
     row = row_of(run.trajectory, spec, harness.gold_dir, duration_s=run.duration_s)
+    if pay is not None:
+        # paid by what the run itself shows: resolved; a run that measured nothing pays nothing
+        pay(float(bool(row["resolved"])) if row["status"] == "ok" else None)
     return row, run.trajectory

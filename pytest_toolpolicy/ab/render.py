@@ -317,6 +317,9 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
             against = r.get("verdict_vs_policy")
             if isinstance(against, str) and against:
                 lines.append(f"  against the policy (the same rule): {against}")
+        bandit = r.get("bandit")
+        if isinstance(bandit, str) and bandit:
+            lines.append(f"  {bandit}")
     for variant, r in table.iterrows():
         gate = gate_of(str(variant))
         if gate is None:

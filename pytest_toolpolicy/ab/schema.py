@@ -312,6 +312,16 @@ SPECS: tuple[Column, ...] = (
         lambda s: int(s.cf.get("tokens", 0)),
     ),
     Column(
+        "bandit_arm",
+        'str — the tau a bandit candidate\'s run was given ("none": withhold nothing); "" if none',
+        lambda s: str((s.meta.get("bandit") or {}).get("arm", "")),
+    ),
+    Column(
+        "bandit_seq",
+        "int — that run's place in the order the bandit's runs began (0: no bandit)",
+        lambda s: int((s.meta.get("bandit") or {}).get("seq", 0)),
+    ),
+    Column(
         "duration_s",
         "float — wall-clock seconds for the item",
         lambda s: s.duration_s,

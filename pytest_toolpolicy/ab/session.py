@@ -40,6 +40,7 @@ from ..paths import cache_dir, write_atomic
 from ..policy.config import PolicyConfig
 from ..primitives.sandbox import Sandbox, SandboxUnavailable
 from ..types import Trajectory
+from .bandit import BanditStore
 from .candidates import candidate_line
 from .handover import TOKEN_FILE, Handover
 from .item import Harness, run_item
@@ -309,8 +310,16 @@ class ABSession:
                 candidates={c.name: c for c in settings.candidates},
                 agent=settings.current,
                 agent_timeout=settings.agent_timeout,
+                bandit=self._bandit_store(),
             )
         return self._harness
+
+    def _bandit_store(self) -> BanditStore | None:
+        """Row 12's state beside the execution memo (shared by the workers sharing its disk),
+        where a candidate has a bandit."""
+        if not any(c.bandit for c in self.settings.candidates):
+            return None
+        return BanditStore(self._memo_path().with_suffix(".bandit.sqlite"))
 
     def _memo_path(self) -> Path:
         if self.handover is not None:
@@ -320,6 +329,8 @@ class ABSession:
     def close(self) -> None:
         if self._harness is not None and self._harness.memo is not None:
             self._harness.memo.close()
+        if self._harness is not None and self._harness.bandit is not None:
+            self._harness.bandit.close()
 
     # -- aggregation (controller) -----------------------------------------------------------
 

@@ -17,6 +17,7 @@ import pandas as pd
 from .. import jsonsafe
 from ..paths import write_atomic
 from .ablation import ablate, no_change_flags
+from .bandit import line_of
 from .decision import decide, no_decision_reason
 from .measures import MEASURES, SHARED, measures, row_of
 from .paired import paired, unpaired_reason
@@ -138,10 +139,11 @@ def decision_table(results: pd.DataFrame, meta: dict[str, Any] | None = None) ->
     for variant in m.index:
         judged = _judge(str(variant), m, unpaired)
         extra.append({**judged, **_stats(results, str(variant), judged["reference"])})
+        extra[-1]["bandit"] = line_of(results[results["variant"] == variant]) or None
     columns = ["reference", "verdict", "details", "judged", "not_judged"]
     columns += [f"d_{name}" for name in MEASURES] + ["cost_ratio", "tokens_ratio"]
     columns += [f"pass_{name}" for name in MEASURES] + [f"same_{name}" for name in MEASURES]
-    columns += ["gate_acts", "gate_blocked", "acted_beyond", "verdict_vs_policy"]
+    columns += ["gate_acts", "gate_blocked", "acted_beyond", "verdict_vs_policy", "bandit"]
     columns += ["n_pairs", "mcnemar_b", "mcnemar_c", "mcnemar_p"]
     columns += ["resolve_ci_low", "resolve_ci_high", "cost_ci_low", "cost_ci_high"]
     columns += ["tokens_ci_low", "tokens_ci_high", "ci_clustered_by"]

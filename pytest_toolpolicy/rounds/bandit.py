@@ -14,12 +14,12 @@ a model that resolves nothing it is 0 for every τ. Pure; seeded.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from ..ab.bandit import ucb1
 from ..policy.confidence import ConfidenceTrigger
 from .calibrate import calls
 
@@ -48,14 +48,10 @@ def replay(frame: pd.DataFrame, feature: str = "lp_mean", seed: int = 0) -> Repl
     arrivals = [group for _, group in points.groupby(["instance_id", "trial"], sort=True)]
     order = np.random.default_rng(seed).permutation(len(arrivals))
     table = np.array([[_reward(tau, feature, arrivals[i]) for tau in taus] for i in order])
-    pulls, totals = np.zeros(len(taus)), np.zeros(len(taus))
+    pulls, totals = [0] * len(taus), [0.0] * len(taus)
     picks, rewards = [], []
-    for t, row in enumerate(table, 1):
-        if t <= len(taus):
-            arm = t - 1  # each arm once
-        else:
-            bonus = np.sqrt(2 * math.log(t) / pulls)
-            arm = int(np.argmax(totals / pulls + bonus))
+    for row in table:
+        arm = ucb1(pulls, pulls, totals)  # the live bandit's rule; every pull is paid at once
         pulls[arm] += 1
         totals[arm] += row[arm]
         picks.append(arm)

@@ -1,7 +1,9 @@
 """The later rounds from the shell: ``toolpolicy retrieval`` (row 13 measured: each retriever's
 NDCG@5 and recall@5 against the gold labels), ``toolpolicy labels REPORT`` (necessity labels of
-a report's trajectories, ``labels.parquet``) and ``toolpolicy calibrate REPORT`` (row 9's τ
-fitted on the training split, scored on the test split, written as a candidates file)."""
+a report's trajectories, ``labels.parquet``; ``--toolformer`` adds Toolformer's, scored by a
+``local:`` model), ``toolpolicy calibrate REPORT`` (row 9's τ fitted on the training split,
+scored on the test split, written as a candidates file with row 12's bandit) and ``toolpolicy
+probe REPORT`` (row 10's probe on the hidden states of the prompts, likewise)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,26 @@ import argparse
 import sys
 from pathlib import Path
 from typing import Any
+
+# What every command that builds the labels takes: the split, and Toolformer's scoring.
+_LABEL_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("--seed", {"type": int, "default": 0, "help": "the split's seed (default 0)"}),
+    ("--test-share", {"type": float, "default": 0.4,
+                      "help": "the share of instances in the test split (default 0.4)"}),
+    ("--toolformer", {"action": "store_true",
+                      "help": "also Toolformer's label of each call that ran: did its result lower"
+                      " the scorer's loss on the gold fix by tau_f (scores remembered in"
+                      " toolformer.jsonl)"}),
+    ("--scorer", {"default": "local:gemma3-270m",
+                  "help": "the local: model that scores (default local:gemma3-270m)"}),
+    ("--dataset", {"default": "bundled",
+                   "help": "where the instances' gold patches come from (default bundled)"}),
+    ("--toolformer-arms", {"default": "policy",
+                           "help": "whose calls are scored: comma-separated arms, or all (default"
+                           " policy, the loop a learned trigger or probe acts in)"}),
+    ("--tau-f", {"type": float, "default": 1.0,
+                 "help": "Toolformer's threshold, nats per token (default 1.0, the paper's)"}),
+)  # fmt: skip
 
 
 def add_parser(sub: Any) -> None:
@@ -45,11 +67,13 @@ def add_parser(sub: Any) -> None:
     ):
         cmd = sub.add_parser(name, help=what)
         cmd.add_argument("report", type=Path, help="the report directory an A/B session wrote")
-        cmd.add_argument("--seed", type=int, default=0, help="the split's seed (default 0)")
-        cmd.add_argument(
-            "--test-share", type=float, default=0.4,
-            help="the share of instances in the test split (default 0.4)",
-        )  # fmt: skip
+        for flag, options in _LABEL_OPTIONS:
+            cmd.add_argument(flag, **options)
+        if name != "labels":
+            cmd.add_argument(
+                "--label", default="any", choices=("any", "counterfactual", "toolformer", "gold"),
+                help="which source's label to fit on (default any: the first there is)",
+            )  # fmt: skip
         if name == "probe":
             cmd.add_argument(
                 "--model", default="local:gemma3-270m",
@@ -130,14 +154,44 @@ def _split(ns: argparse.Namespace) -> Any:
 
 
 def _built(ns: argparse.Namespace, command: str) -> Any:
-    """The report's labels, built and written (None: the report has none, said on stderr)."""
-    from .labels import LabelsError, build
+    """The report's labels, built and written, with the chosen source's label as the one to
+    fit on (None: the report has none, said on stderr)."""
+    from .labels import LabelsError, build, choose
 
+    labeler = _toolformer(ns, command)
     try:
-        return build(ns.report, _split(ns))
+        frame = build(ns.report, _split(ns), toolformer=labeler)
     except LabelsError as exc:
         print(f"toolpolicy {command}: {exc}", file=sys.stderr)
         return None
+    if labeler is not None:
+        for error in labeler.errors:
+            print(f"note: no Toolformer label: {error}", file=sys.stderr)
+        print(f"Toolformer: {labeler.scored} calls scored by {labeler.scorer.name}"
+              f" ({len(labeler.errors)} could not be)", file=sys.stderr)  # fmt: skip
+    return choose(frame, getattr(ns, "label", "any"))
+
+
+def _toolformer(ns: argparse.Namespace, command: str) -> Any:
+    if not ns.toolformer:
+        return None
+    from ..bench.load import DatasetError
+    from .retrieval import rows_of
+    from .scorer import LocalScorer
+    from .toolformer import CACHE, Labeler, ScoreError
+
+    try:
+        scorer = LocalScorer(ns.scorer)
+        rows, _ = rows_of(ns.dataset)
+    except (ScoreError, DatasetError) as exc:
+        raise SystemExit(f"toolpolicy {command}: {exc}") from None
+    patches = {str(r["instance_id"]): str(r.get("patch") or "") for r in rows}
+
+    def progress(what: str) -> None:
+        print(f"  scored {what}", file=sys.stderr, flush=True)
+
+    arms = None if ns.toolformer_arms == "all" else frozenset(ns.toolformer_arms.split(","))
+    return Labeler(scorer, patches, ns.report / CACHE, ns.tau_f, progress, arms)
 
 
 def _labels(ns: argparse.Namespace) -> int:
@@ -165,9 +219,11 @@ def _calibrate(ns: argparse.Namespace) -> int:
     from .bandit import render, replay
 
     feature = calibration.trigger.feature if calibration.trigger else "lp_mean"
-    print(render(replay(frame, feature, ns.seed)))
+    replayed = replay(frame, feature, ns.seed)
+    print(render(replayed))
     out = ns.out or ns.report / "rounds.toml"
-    write_candidates(out, calibration)
+    taus = tuple(t for t in replayed.taus if t is not None) if replayed else ()
+    write_candidates(out, calibration, (feature, taus))
     print(f"candidates: {out}")
     return 0
 

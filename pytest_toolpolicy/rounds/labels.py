@@ -13,14 +13,15 @@ The label "a tool call here was necessary", from what the run can show:
 - ``counterfactual``: the reply's call ran in a resolved run and was removed in its own rerun
   (§9 measure 4): necessary iff the rerun ended unresolved. A call of an unresolved run says
   nothing (no removal can flip it) and gets no label from here;
+- ``toolformer``: Toolformer's filter, where a scorer was given (``toolformer.py``): the
+  call's result lowered a ``local:`` model's loss on the gold continuation by at least τ_f;
 - ``gold``: the gold label's set at this point (hand-written, else derived from the gold
   patch) names a tool: necessary; ``ask_user`` or ``stop``: not.
 
-``necessary`` is the counterfactual label where there is one, else the gold one, else empty;
-``label_source`` says which. Train and test splits are by instance (seeded), never by turn, so
-no instance's points are on both sides. Toolformer's own label (a call is useful where its
-observation lowers the loss on the gold continuation) needs an endpoint that scores a given
-text; llama.cpp's server does not return prompt logprobs, so it is not built.
+``necessary`` is the first of these there is, in that order, else empty; ``label_source`` says
+which, and each source's own label is a column of its own (``choose`` makes one of them the
+label). Train and test splits are by instance (seeded), never by turn, so no instance's points
+are on both sides.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ..bench.gold_source import label_for
 from ..policy.confidence import confidence
 from ..policy.probe import prompt_text
 from ..types import Trajectory, load_trajectories
+from .toolformer import Labeler, Scored
 
 FILE = "labels.parquet"
 TEST_SHARE = 0.4
@@ -62,16 +64,24 @@ class Split:
         return "test" if int.from_bytes(digest[:8], "big") / 2**64 < self.test_share else "train"
 
 
+SOURCES = ("counterfactual", "toolformer", "gold")
+
+
 def label_rows(
-    trajectories: Iterable[Trajectory], split: Split, gold_dir: Path | None = GOLD_DIR
+    trajectories: Iterable[Trajectory],
+    split: Split,
+    gold_dir: Path | None = GOLD_DIR,
+    toolformer: Labeler | None = None,
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for trajectory in trajectories:
-        rows += _points(trajectory, split, gold_dir)
+        rows += _points(trajectory, split, gold_dir, toolformer)
     return rows
 
 
-def _points(trajectory: Trajectory, split: Split, gold_dir: Path | None) -> list[dict[str, Any]]:
+def _points(
+    trajectory: Trajectory, split: Split, gold_dir: Path | None, toolformer: Labeler | None
+) -> list[dict[str, Any]]:
     gold = label_for(trajectory.instance_id, gold_dir, trajectory.meta).label
     verdicts = _counterfactual(trajectory)
     resolved = bool((trajectory.meta.get("grade") or {}).get("resolved"))
@@ -90,7 +100,12 @@ def _points(trajectory: Trajectory, split: Split, gold_dir: Path | None) -> list
             cf = verdicts.get(ordinal) if ran else None
             gold_set = gold.decisions[point] if gold and point < len(gold.decisions) else None
             gold_necessary = None if gold_set is None else not gold_set <= set(TERMINAL)
-            necessary, source = _label(cf, gold_necessary)
+            tf = (
+                toolformer.label(trajectory.instance_id, turn, trajectory.arm)
+                if ran and toolformer
+                else None
+            )
+            necessary, source = _label(cf, None if tf is None else tf.useful, gold_necessary)
             rows.append({
                 "instance_id": trajectory.instance_id,
                 "split": split.of(trajectory.instance_id),
@@ -112,7 +127,9 @@ def _points(trajectory: Trajectory, split: Split, gold_dir: Path | None) -> list
                 "gold_moves": ",".join(sorted(gold_set)) if gold_set else "",
                 "gold_correct": None if gold_set is None else move in gold_set,
                 "label_counterfactual": cf,
+                "label_toolformer": None if tf is None else tf.useful,
                 "label_gold": gold_necessary,
+                **_losses(tf),
                 "necessary": necessary,
                 "label_source": source,
                 # what the model was shown (the probe embeds it); a re-selection's own prompt
@@ -147,29 +164,63 @@ def _counterfactual(trajectory: Trajectory) -> dict[int, bool]:
     return out if len(out) <= len(executed_calls(trajectory)) else {}
 
 
-def _label(cf: bool | None, gold: bool | None) -> tuple[bool | None, str]:
-    if cf is not None:
-        return cf, "counterfactual"
-    if gold is not None:
-        return gold, "gold"
+def _label(*labels: bool | None) -> tuple[bool | None, str]:
+    """The first label there is, by ``SOURCES``' order, and its source."""
+    for label, source in zip(labels, SOURCES, strict=True):
+        if label is not None:
+            return label, source
     return None, "none"
 
 
-def build(report: Path, split: Split, gold_dir: Path | None = GOLD_DIR) -> pd.DataFrame:
+def _losses(scored: Scored | None) -> dict[str, float | None]:
+    """Toolformer's losses (nats per token) and their gain, so τ_f can be set again later."""
+    if scored is None:
+        return dict.fromkeys(("tf_loss_none", "tf_loss_empty", "tf_loss_with", "tf_gain"))
+    return {
+        "tf_loss_none": scored.loss_none,
+        "tf_loss_empty": scored.loss_empty,
+        "tf_loss_with": scored.loss_with,
+        "tf_gain": scored.gain,
+    }
+
+
+def choose(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """``frame`` with one source's own label as ``necessary`` (``any``: as built, the first
+    there is); a point that source did not label is left unlabelled."""
+    if source == "any":
+        return frame
+    if source not in SOURCES:
+        raise LabelsError(f"no label source {source!r}: any, {', '.join(SOURCES)}")
+    out = frame.copy()
+    out["necessary"] = out[f"label_{source}"]
+    out["label_source"] = out["necessary"].notna().map({True: source, False: "none"})
+    return out
+
+
+def build(
+    report: Path,
+    split: Split,
+    gold_dir: Path | None = GOLD_DIR,
+    toolformer: Labeler | None = None,
+) -> pd.DataFrame:
     """The labels of every trajectory ``report`` saved, written beside them as ``labels.parquet``."""
     path = report / "trajectories.jsonl"
     if not path.is_file():
         raise LabelsError(f"{report}: no trajectories.jsonl (is it a report directory?)")
-    frame = pd.DataFrame(label_rows(load_trajectories(path), split, gold_dir))
+    frame = pd.DataFrame(label_rows(load_trajectories(path), split, gold_dir, toolformer))
     if frame.empty:
         raise LabelsError(f"{path}: no decision point in any trajectory")
-    for column in ("gold_correct", "label_counterfactual", "label_gold", "necessary"):
+    for column in (
+        "gold_correct", "label_counterfactual", "label_toolformer", "label_gold", "necessary"
+    ):  # fmt: skip
         frame[column] = frame[column].astype("boolean")
+    for column in ("tf_loss_none", "tf_loss_empty", "tf_loss_with", "tf_gain"):
+        frame[column] = frame[column].astype("float64")
     frame.to_parquet(report / FILE, index=False)
     return frame
 
 
-def summary(frame: pd.DataFrame, sources: Sequence[str] = ("counterfactual", "gold")) -> str:
+def summary(frame: pd.DataFrame, sources: Sequence[str] = SOURCES) -> str:
     lines = [f"{len(frame)} decision points of {frame['instance_id'].nunique()} instances"]
     for split in ("train", "test"):
         part = frame[frame["split"] == split]
@@ -183,5 +234,14 @@ def summary(frame: pd.DataFrame, sources: Sequence[str] = ("counterfactual", "go
             f"  {split}: {part['instance_id'].nunique()} instances, {len(part)} points — "
             + ", ".join(parts)
             + f", {unlabelled} unlabelled"
+        )
+    scored = frame[frame["tf_gain"].notna()] if "tf_gain" in frame else frame.iloc[:0]
+    if len(scored):
+        useful = int(scored["label_toolformer"].fillna(False).astype(bool).sum())
+        gain = scored["tf_gain"]
+        lines.append(
+            f"  Toolformer's own label: {len(scored)} calls scored, {useful} useful;"
+            f" loss gain (nats/token) median {gain.median():+.3f},"
+            f" range {gain.min():+.3f} to {gain.max():+.3f}"
         )
     return "\n".join(lines)

@@ -27,6 +27,7 @@ Embed = Callable[[list[str]], np.ndarray]
 L2 = 1.0
 STEPS = 500
 VERDICT_POINTS = 20  # fewer test points than this: an AUC, but no verdict from it
+BINS = 5
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,14 @@ class ProbeResult:
     feature_auc: float  # the confidence feature's (higher: more necessary), same test points
     why: str
     probe: LinearProbe | None = None  # the fitted probe (None: too thin to fit)
+    # calibration of its probability on the test split: Brier score, and the expected
+    # calibration error over BINS equal-width bins
+    brier: float = math.nan
+    ece: float = math.nan
+    # two-sided errors on the test split (an omitted necessary call, a spurious one): the
+    # probe at its threshold, and the deterministic gate, which runs every call
+    errors: int = 0
+    gate_errors: int = 0
 
 
 def points(frame: pd.DataFrame) -> pd.DataFrame:
@@ -92,8 +101,24 @@ def score(
         tuple(float(w) for w in weights[:-1]), float(weights[-1]),
         tuple(float(m) for m in mean), tuple(float(v) for v in std),
     )  # fmt: skip
+    chance = 1 / (1 + np.exp(-logits))
     return ProbeResult(len(train), len(test), int(labels.sum()), auc, ci, feature_auc,
-                       "both splits hold both classes", probe)  # fmt: skip
+                       "both splits hold both classes", probe,
+                       brier=float(np.mean((chance - labels) ** 2)), ece=ece_of(chance, labels),
+                       errors=int(((logits > probe.threshold) != labels).sum()),
+                       gate_errors=int((~labels).sum()))  # fmt: skip
+
+
+def ece_of(chance: np.ndarray, labels: np.ndarray, bins: int = BINS) -> float:
+    """Expected calibration error: over equal-width bins of the predicted probability, the
+    gap between mean prediction and observed rate, weighted by the bin's share of points."""
+    which = np.minimum((chance * bins).astype(int), bins - 1)
+    total = 0.0
+    for b in range(bins):
+        inside = which == b
+        if inside.any():
+            total += inside.mean() * abs(chance[inside].mean() - labels[inside].mean())
+    return float(total)
 
 
 def _yes(part: pd.DataFrame) -> int:
@@ -126,5 +151,7 @@ def render(result: ProbeResult | None, why_not: str = "") -> str:
         f"necessity probe (row 10): fitted on {result.train_points} points, scored on"
         f" {result.test_points} ({result.test_necessary} necessary): AUC {result.auc:.3f}"
         f" [95% CI {low:.3f}, {high:.3f}], bootstrap over instances; the confidence feature"
-        f" on the same points: AUC {result.feature_auc:.3f}{thin}"
+        f" on the same points: AUC {result.feature_auc:.3f}; calibration: Brier"
+        f" {result.brier:.3f}, ECE {result.ece:.3f}; errors (omitted + spurious) at its"
+        f" threshold {result.errors}, the deterministic gate's {result.gate_errors}{thin}"
     )

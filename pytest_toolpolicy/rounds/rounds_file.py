@@ -46,7 +46,11 @@ def render_report(calibration: Calibration) -> str:
     ])  # fmt: skip
 
 
-def write_candidates(path: Path, calibration: Calibration) -> None:
+def write_candidates(
+    path: Path, calibration: Calibration, bandit: tuple[str, tuple[float, ...]] | None = None
+) -> None:
+    """The candidates file; ``bandit`` (a feature and its thresholds, the offline replay's
+    arms) adds row 12's live bandit, which picks among them run by run."""
     lines = [
         "# Written by `toolpolicy calibrate`: the later rounds as candidates (§2 rows 9 and 13),",
         "# each judged by the §9 rule against current, beside the spec's policy.",
@@ -64,6 +68,16 @@ def write_candidates(path: Path, calibration: Calibration) -> None:
             f' {calibration.why}"',
             f'trigger = {{feature = "{trigger.feature}", tau = {trigger.tau!r},'
             f' necessary_when = "{trigger.necessary_when}"}}',
+        ]
+    if bandit is not None and bandit[1]:
+        feature, quantiles = bandit
+        taus = tuple(dict.fromkeys(round(t, 3) for t in quantiles))  # a readable arm each
+        lines += [
+            "",
+            "[candidate.bandit]",
+            f'description = "row 12: UCB1 picks the tau of {feature} run by run, paid by resolved"',
+            f'bandit = {{feature = "{feature}", taus = [{", ".join(repr(t) for t in taus)}],'
+            ' necessary_when = "below"}',
         ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

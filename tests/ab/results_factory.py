@@ -60,6 +60,8 @@ def item(**overrides: Any) -> dict[str, Any]:
         "cf_tool_memo_hits": 6,
         "cf_cost_usd": 0.05,
         "cf_tokens": 500,
+        "bandit_arm": "",
+        "bandit_seq": 0,
         "duration_s": 1.5,
     }
     variant = overrides.get("variant", row["variant"])

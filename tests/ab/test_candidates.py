@@ -168,3 +168,19 @@ def test_the_header_says_where_a_learned_stage_judges_nothing() -> None:
     assert "asks for no logprobs" in candidate_line(trigger, "openai:gpt-4o", 0)
     assert "SIMULATED logprobs" in candidate_line(trigger, "sim", 5)
     assert candidate_line(trigger, "openai:gpt-4o", 5) == "trigger: call when lp_mean below -1.000"
+
+
+def test_a_bandit_is_a_candidate_that_picks_its_own_tau(tmp_path: Path) -> None:
+    text = '[candidate.b]\nbandit = {feature = "lp_mean", taus = [-2.0, -1, -2.0]}\n'
+    (candidate,) = load_candidates(_file(tmp_path, text))
+    assert candidate.bandit is not None and candidate.bandit.taus == (-2.0, -1.0)  # once each
+    assert candidate.config(PolicyConfig()).trigger is None  # picked per run, not fixed
+    assert candidate.summary() == "bandit: call when lp_mean below tau, tau of none, -2, -1 by UCB1"
+    for bad, message in (
+        ('bandit = {feature = "lp_mean", taus = -1.0}', "bandit is a table of feature, taus"),
+        ('bandit = {feature = "lp_mean", taus = []}', "bandit: a bandit needs at least one tau"),
+        ('bandit = {feature = "lp_mean", taus = [1]}\ntrigger = {feature = "lp_mean", tau = 1}',
+         "picks the trigger's tau itself"),
+    ):  # fmt: skip
+        with pytest.raises(CandidateError, match=message):
+            load_candidates(_file(tmp_path, f"[candidate.b]\n{bad}\n"))

@@ -137,7 +137,12 @@ def test_labels_and_calibrate_from_the_shell(
     out = capsys.readouterr().out
     assert "confidence trigger: a call runs when" in out and "deterministic gate" in out
     candidates, current = read_candidates(tmp_path / "rounds.toml")
-    assert {c.name for c in candidates} == {"hybrid", "logprob-trigger"} and current is None
+    assert {c.name for c in candidates} == {"hybrid", "logprob-trigger", "bandit"}
+    assert current is None
+    # the live bandit's arms are the offline replay's thresholds
+    bandit = next(c.bandit for c in candidates if c.bandit)
+    assert bandit.feature == "lp_mean" and len(bandit.taus) > 1
+    assert all(-2.0 <= t <= -0.5 for t in bandit.taus)  # the training split's quantiles
     assert main(["labels", str(tmp_path / "nowhere")]) == 2
 
 

@@ -36,6 +36,20 @@ def test_the_probe_separates_what_the_state_separates() -> None:
     assert result.auc == 1.0 and result.auc_ci == (1.0, 1.0)  # every resample separates
     assert result.feature_auc == 1.0  # lower confidence where a call was needed, here
     assert "AUC 1.000" in render(result)
+    # separable: no error at its threshold, where the gate runs every unneeded call
+    assert result.errors == 0 and result.gate_errors == 16 - result.test_necessary > 0
+    assert result.brier < 0.1 and "Brier" in render(result) and "ECE" in render(result)
+
+
+def test_calibration_error_is_the_gap_between_said_and_seen() -> None:
+    from pytest_toolpolicy.rounds.probe import ece_of
+
+    labels = np.array([True, False, True, False])
+    assert ece_of(np.array([0.5, 0.5, 0.5, 0.5]), labels) == 0.0  # says 0.5, sees half
+    assert ece_of(np.array([0.9, 0.9, 0.9, 0.9]), labels) == pytest.approx(0.4)
+    # each bin weighted by its share: off by 0.1 in the top bin, by 0.4 in the bottom one
+    four = np.array([0.9, 0.9, 0.1, 0.1])
+    assert ece_of(four, np.array([1, 1, 1, 0], bool)) == pytest.approx(0.5 * 0.1 + 0.5 * 0.4)
 
 
 def test_logistic_weights_point_the_right_way() -> None:
