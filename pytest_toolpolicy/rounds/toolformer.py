@@ -88,7 +88,8 @@ def contexts(turn: Turn) -> dict[str, list[dict[str, str]]] | None:
     if start is None:
         return None
     prompt = [{"role": str(m.get("role")), "content": str(m.get("content"))} for m in turn.prompt]
-    reply = {"role": "assistant", "content": str(turn.completion.get("text") or "")}
+    ran = [r for r in (turn.completion, *turn.extra_selections) if r][-1]  # the call's reply
+    reply = {"role": "assistant", "content": str(ran.get("text") or "")}
     result = "\n".join(o.line() for o in turn.observations[start:])
     return {
         "none": prompt,

@@ -4,6 +4,7 @@ said, not guessed; and the real path: llama.cpp forcing a given text and scoring
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -86,6 +87,10 @@ def test_three_contexts_and_the_result_as_the_ledger_shows_it() -> None:
     assert shown["with"][1] == shown["empty"][1] == {"role": "assistant",
                                                      "content": '{"tool": "read_entity"}'}  # fmt: skip
     assert contexts(Turn(0, prompt=PROMPT)) is None  # no call ran
+    # after a rejection, the call that ran is the re-selection's
+    again = dataclasses.replace(call_turn(), extra_selections=({"text": "second"},))
+    shown_again = contexts(again)
+    assert shown_again is not None and shown_again["with"][1]["content"] == "second"
 
 
 def test_useful_where_the_result_lowers_the_loss_by_tau_f() -> None:
