@@ -4,28 +4,13 @@ edit is in the workspace, and its end is mini-swe-agent's own exit status."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-import pytest
-
-from pytest_toolpolicy.agents.bridge import BridgeLimits
-from pytest_toolpolicy.agents.external import run_external
-from pytest_toolpolicy.agents.loop import launch_for
-from pytest_toolpolicy.agents.spec import AgentSpec
 from pytest_toolpolicy.models.scripted import ScriptedModel
-from pytest_toolpolicy.primitives.sandbox import Sandbox
 
-SANDBOX = Sandbox.from_env()
-pytestmark = [
-    pytest.mark.skipif(
-        SANDBOX.mode != "bwrap", reason="an external agent runs only in the sandbox"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("minisweagent") is None,
-        reason="the [mini-swe-agent] extra is not installed (make test installs it)",
-    ),
-]
+from .adapters import marks, run_adapter
+
+pytestmark = marks("minisweagent", "mini-swe-agent")
 
 
 def fence(command: str) -> str:
@@ -41,11 +26,13 @@ def test_mini_swe_agent_edits_and_submits_its_steps_reported(tmp_path: Path) -> 
         {"text": fence("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
          "usage": {"prompt_tokens": 1000, "completion_tokens": 15}},
     ])  # fmt: skip
-    run = run_external(
-        launch_for(AgentSpec("mini-swe-agent"), 10), workspace=tmp_path,
-        task="div(1, 2) returns 0; it should return 0.5", model=model,
-        limits=BridgeLimits(calls=10), sandbox=SANDBOX, wall_s=300,
-    )  # fmt: skip
+    run = run_adapter(
+        "mini-swe-agent",
+        tmp_path,
+        model,
+        task="div(1, 2) returns 0; it should return 0.5",
+        turns=10,
+    )
     assert run.exit_code == 0, run.output
     assert (tmp_path / "calc.py").read_text() == "def div(a, b):\n    return a / b\n"
     commands = [(s["call"], s["args"]["command"]) for s in run.steps if "call" in s]
@@ -64,10 +51,7 @@ def test_mini_swe_agent_edits_and_submits_its_steps_reported(tmp_path: Path) -> 
 
 def test_a_model_that_never_submits_ends_at_the_turn_budget(tmp_path: Path) -> None:
     model = ScriptedModel([fence("ls")] * 5)
-    run = run_external(
-        launch_for(AgentSpec("mini-swe-agent"), 3), workspace=tmp_path, task="t", model=model,
-        limits=BridgeLimits(calls=3), sandbox=SANDBOX, wall_s=300,
-    )  # fmt: skip
+    run = run_adapter("mini-swe-agent", tmp_path, model, task="t", turns=3)
     # mini-swe-agent's own step limit (the item's turns) ends it first: its status says so
     assert run.steps[-1]["exit_status"] == "LimitsExceeded"
     assert len([e for e in run.exchanges if e.completion]) == 3

@@ -5,28 +5,14 @@ they came of; the edit is in the workspace."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-import pytest
-
-from pytest_toolpolicy.agents.bridge import BridgeLimits
-from pytest_toolpolicy.agents.external import run_external
-from pytest_toolpolicy.agents.loop import _outcome, _turns, launch_for
-from pytest_toolpolicy.agents.spec import AgentSpec
+from pytest_toolpolicy.agents.loop import _outcome, _turns
 from pytest_toolpolicy.models.scripted import ScriptedModel
-from pytest_toolpolicy.primitives.sandbox import Sandbox
 
-SANDBOX = Sandbox.from_env()
-pytestmark = [
-    pytest.mark.skipif(
-        SANDBOX.mode != "bwrap", reason="an external agent runs only in the sandbox"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("smolagents") is None,
-        reason="the [smolagents] extra is not installed (make test installs it)",
-    ),
-]
+from .adapters import marks, run_adapter
+
+pytestmark = marks("smolagents", "smolagents")
 
 
 def code(source: str) -> str:
@@ -41,11 +27,8 @@ def test_smolagents_edits_and_answers_its_steps_reported(tmp_path: Path) -> None
         {"text": code("bash(\"sed -i 's#//#/#' calc.py\")"), "usage": {"prompt_tokens": 2200, "completion_tokens": 22}},
         {"text": code('final_answer("div is exact now")'), "usage": {"prompt_tokens": 2300, "completion_tokens": 12}},
     ])  # fmt: skip
-    run = run_external(
-        launch_for(AgentSpec("smolagents"), 10), workspace=tmp_path,
-        task="div(1, 2) returns 0; it should return 0.5", model=model,
-        limits=BridgeLimits(calls=10), sandbox=SANDBOX, item="calc-1", wall_s=300,
-    )  # fmt: skip
+    run = run_adapter("smolagents", tmp_path, model, task="div(1, 2) returns 0; it should return 0.5",
+                      turns=10, item="calc-1")  # fmt: skip
     assert run.exit_code == 0, run.output
     assert (tmp_path / "calc.py").read_text() == "def div(a, b):\n    return a / b\n"
     turns = _turns(run)
@@ -66,9 +49,6 @@ def test_smolagents_edits_and_answers_its_steps_reported(tmp_path: Path) -> None
 
 def test_a_model_that_never_answers_ends_without_finishing(tmp_path: Path) -> None:
     model = ScriptedModel([code('bash("ls")')] * 6)
-    run = run_external(
-        launch_for(AgentSpec("smolagents"), 3), workspace=tmp_path, task="t", model=model,
-        limits=BridgeLimits(calls=3), sandbox=SANDBOX, wall_s=300,
-    )  # fmt: skip
+    run = run_adapter("smolagents", tmp_path, model, task="t", turns=3)
     assert len([e for e in run.exchanges if e.completion]) == 3
     assert _outcome(run).outcome == "budget_exhausted"
