@@ -1,6 +1,7 @@
 """What ``toolpolicy calibrate`` prints, and the candidates file it writes for the next A/B:
-the calibrated confidence trigger (row 9) and the hybrid retriever (row 13), each a candidate
-the unchanged §9 rule judges against ``current`` beside the spec's policy."""
+the calibrated confidence trigger (row 9), the bandit over its thresholds (row 12) and the hybrid
+retriever (row 13), each a candidate the unchanged §9 rule judges against ``current`` beside the
+spec's policy."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def write_candidates(
     """The candidates file; ``bandit`` (a feature and its thresholds, the offline replay's
     arms) adds row 12's live bandit, which picks among them run by run."""
     lines = [
-        "# Written by `toolpolicy calibrate`: the later rounds as candidates (§2 rows 9 and 13),",
+        "# Written by `toolpolicy calibrate`: the later rounds as candidates (§2 rows 9, 12, 13),",
         "# each judged by the §9 rule against current, beside the spec's policy.",
         "",
         "[candidate.hybrid]",
