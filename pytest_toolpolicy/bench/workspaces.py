@@ -4,15 +4,26 @@ Every instance takes one path: a mirror, a cached checkout of the commit, a shar
 item. A real repository's mirror is a local one, ``DIR/<owner>__<name>`` (bare or not), or a
 bare clone of ``https://github.com/<repo>.git``; a bundled project's is a bare repository
 imported from its stream (``bundled_repos``), cached under ``repos/`` by the stream's content
-hash, so an edited stream is imported anew. A checkout per (repo, commit) is cached under
-``$TOOLPOLICY_CACHE_DIR/repos`` (default ``~/.cache/pytest-toolpolicy/repos``); each item gets
-``git clone --shared`` of it. A shared clone rather than ``git worktree add``: worktrees share
-refs with their main repository, so one item's checkpoint refs (``refs/toolpolicy/...``) would
-be visible to, and could collide with, another's; a shared clone has its own refs, index and
-HEAD while borrowing the objects through ``alternates`` (nothing copied but the files). Cache
-entries (mirrors and checkouts) are built in a temporary directory and renamed into place, so
-concurrent workers materializing the same (repo, commit) both succeed (one rename wins, the
-other is discarded).
+hash, so an edited stream is imported anew.
+
+**Nothing after the starting point.** A mirror holds the whole history, the upstream fix
+among it (and a bundled project's next instance starts from this one's fix). So the checkout
+cached per (repo, commit), under ``$TOOLPOLICY_CACHE_DIR/repos/<mirror>/history/<commit>``
+(default ``~/.cache/pytest-toolpolicy``), is not a clone of the mirror but a new repository
+into which only the commit and its ancestry are fetched, plus the tags that point into that
+history and are no newer than the commit (the tags SWE-bench's images keep, so ``git
+describe`` and versioneer's ``git rev-list --count HEAD`` read as there). It has no branch, no
+remote, no reflog of the mirror's and no ``FETCH_HEAD``: ``git cat-file --batch-all-objects``
+in it lists the past and nothing else. This is the leak SWE-bench closed in 4.1.0.
+
+Each item gets ``git clone --shared`` of that checkout. A shared clone rather than ``git
+worktree add``: worktrees share refs with their main repository, so one item's checkpoint refs
+(``refs/toolpolicy/...``) would be visible to, and could collide with, another's; a shared
+clone has its own refs, index and HEAD while borrowing the objects through ``alternates``
+(nothing copied but the files), and what it borrows is the checkout's ancestry-only store.
+Cache entries (mirrors and checkouts) are built in a temporary directory and renamed into
+place, so concurrent workers materializing the same (repo, commit) both succeed (one rename
+wins, the other is discarded).
 
 git runs through ``hostgit`` (scrubbed environment, program-running config off, a timeout);
 only a clone from the URL template may use https. A leftover item directory is removed
@@ -40,6 +51,8 @@ if TYPE_CHECKING:
     from .instance import Instance
 
 GITHUB_URL = "https://github.com/{repo}.git"
+# Under a mirror's cache directory: the ancestry-only checkouts, one per commit.
+HISTORY = "history"
 
 
 class WorkspaceSetupError(Exception):
@@ -82,11 +95,13 @@ def materialize(
         checkout = cached_checkout(
             instance, repos=repos, cache_dir=cache_dir, url_template=url_template
         )
-        # No refs but the base: later commits of the history (a bundled project's next instance
-        # starts from this one's fix; a real mirror holds the upstream fix) must not be one
-        # `git log --all` away from the agent.
-        clone = ["clone", "-q", "--shared", "--no-checkout", "--single-branch", "--no-tags"]
-        _git(instance, [*clone, str(checkout), str(root)], cwd=parent)
+        # The checkout holds the base commit's past and nothing else; the clone takes its tags
+        # (all of them point into that past) and no remote.
+        _git(
+            instance,
+            ["clone", "-q", "--shared", "--no-checkout", str(checkout), str(root)],
+            cwd=parent,
+        )
         _git(instance, ["remote", "remove", "origin"], cwd=root)
         hostgit.neutralize_attributes(root / ".git")
         _git(instance, ["checkout", "-q", "--detach", instance.base_commit], cwd=root)
@@ -109,7 +124,7 @@ def cached_checkout(
     environment is built at ``environment_setup_commit``), built on first use."""
     commit = commit or instance.base_commit
     what = "base commit" if commit == instance.base_commit else "environment setup commit"
-    entry = cache_root(cache_dir) / mirror_name(instance.repo) / commit
+    entry = cache_root(cache_dir) / mirror_name(instance.repo) / HISTORY / commit
     if (entry / ".git").is_dir():
         return entry
     source = _source(instance, repos, cache_dir, url_template)
@@ -124,25 +139,91 @@ def cached_checkout(
         raise WorkspaceSetupError(instance.instance_id, f"{what} {commit} not found in {where}")
 
     def build(tmp: Path) -> None:
-        _git(instance, ["clone", "-q", "--no-checkout", str(source), str(tmp)], cwd=tmp.parent)
+        tmp.mkdir()
+        _git(instance, ["init", "-q", str(tmp)], cwd=tmp.parent)
         _git(instance, ["config", "gc.auto", "0"], cwd=tmp)  # shared clones borrow its objects
         hostgit.neutralize_attributes(tmp / ".git")
-        _git(instance, ["checkout", "-q", "--detach", commit], cwd=tmp)
+        tags = _past_tags(instance, source, commit)
+        # The objects of the commit's ancestry and of those tags, packed straight into the new
+        # repository (deltas reused: no recompression). A blob the mirror lacks (a snapshot
+        # service leaves out large files) is skipped here and named by ``_complete`` when the
+        # commit's own tree needs it.
+        revs = "".join(f"{r}\n" for r in (commit, *(name for name, _ in tags)))
+        pack = tmp / ".git" / "objects" / "pack" / "pack"
+        _git(
+            instance,
+            ["pack-objects", "-q", "--revs", "--missing=allow-any", str(pack)],
+            cwd=source,
+            stdin=revs,
+        )
+        updates = "".join(f"create {name} {oid}\n" for name, oid in tags)
+        if updates:
+            _git(instance, ["update-ref", "--stdin"], cwd=tmp, stdin=updates)
         _complete(instance, tmp, commit, source)
+        _git(instance, ["checkout", "-q", "--detach", commit], cwd=tmp)
 
     return _publish(entry, build)
 
 
-def _complete(instance: Instance, checkout: Path, commit: str, source: Path) -> None:
-    """A mirror that is a partial clone (blobs over a size left out) checks out without the
-    files it lacks, and git says so only on stderr; each item's snapshot would fail later. A
-    checkout missing tracked files is an infrastructure error naming them, here."""
-    listed = hostgit.run(
-        ["ls-files", "-z", "--deleted"],
-        cwd=checkout,
-        error=lambda message: WorkspaceSetupError(instance.instance_id, message),
+def _past_tags(instance: Instance, source: Path, commit: str) -> list[tuple[str, str]]:
+    """(name, object) of each tag of ``source`` a checkout of ``commit`` keeps: those whose
+    commit is in its ancestry and no newer than it (SWE-bench's rule, by the tagged commit's
+    committer date)."""
+
+    def error(message: str) -> WorkspaceSetupError:
+        return WorkspaceSetupError(instance.instance_id, message)
+
+    fields = "%(refname)%00%(objectname)%00%(*committerdate:unix)%(committerdate:unix)"
+    listing = hostgit.run(
+        ["for-each-ref", f"--merged={commit}", f"--format={fields}", "refs/tags"],
+        cwd=source,
+        error=error,
     ).text
-    missing = [p for p in listed.split("\0") if p]
+    when = hostgit.run(["show", "-s", "--format=%ct", commit], cwd=source, error=error).text
+    limit = int(when.strip()) if when.strip().isdigit() else None
+    kept = []
+    for line in listing.splitlines():
+        name, _, rest = line.partition("\0")
+        oid, _, stamp = rest.partition("\0")
+        # Names go back to git on its standard input, one a line: nothing odd in them.
+        if not name.startswith("refs/tags/") or any(c in name for c in "\n\r\t :^~?*[\\"):
+            continue
+        if limit is None or not stamp.isdigit() or int(stamp) <= limit:
+            kept.append((name, oid))
+    return kept
+
+
+def _complete(instance: Instance, checkout: Path, commit: str, source: Path) -> None:
+    """A mirror may lack blobs (a partial clone, or a snapshot service that leaves out files
+    over a size): packing skips them, and the checkout would lack those files, so each item's
+    snapshot fails later. A commit whose own tree needs a blob the checkout's store lacks is an
+    infrastructure error naming the files, here, before anything is checked out."""
+
+    def error(message: str) -> WorkspaceSetupError:
+        return WorkspaceSetupError(instance.instance_id, message)
+
+    listing = hostgit.run(["ls-tree", "-r", "-z", commit], cwd=checkout, error=error).text
+    blobs: dict[str, list[str]] = {}
+    for entry in filter(None, listing.split("\0")):
+        meta, _, path = entry.partition("\t")
+        kind_oid = meta.split(" ")
+        if len(kind_oid) == 3 and kind_oid[1] == "blob":
+            blobs.setdefault(kind_oid[2], []).append(path)
+    if not blobs:
+        return
+    asked = "".join(f"{oid}\n" for oid in blobs)
+    found = hostgit.run(
+        ["cat-file", "--batch-check=%(objectname) %(objecttype)", "--buffer"],
+        cwd=checkout,
+        error=error,
+        stdin=asked,
+    ).text
+    missing = sorted(
+        path
+        for line in found.splitlines()
+        if line.endswith(" missing")
+        for path in blobs.get(line.split(" ", 1)[0], [])
+    )
     if missing:
         raise WorkspaceSetupError(
             instance.instance_id,
@@ -211,7 +292,14 @@ def _publish(entry: Path, build: Callable[[Path], object]) -> Path:
     return entry
 
 
-def _git(instance: Instance, args: list[str], cwd: Path, ok: int = 0, network: bool = False) -> int:
+def _git(
+    instance: Instance,
+    args: list[str],
+    cwd: Path,
+    ok: int = 0,
+    network: bool = False,
+    stdin: str | None = None,
+) -> int:
     """Run git; a failure becomes a ``WorkspaceSetupError`` in git's own (shortened) words.
     ``ok=1`` returns the exit code instead of raising."""
     protocols: Sequence[str] = ("file", "https") if network else ("file",)
@@ -221,5 +309,6 @@ def _git(instance: Instance, args: list[str], cwd: Path, ok: int = 0, network: b
         error=lambda message: WorkspaceSetupError(instance.instance_id, message),
         ok=range(256) if ok else (0,),
         protocols=protocols,
+        stdin=stdin,
     )
     return result.returncode

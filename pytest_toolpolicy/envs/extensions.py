@@ -16,6 +16,7 @@ path and within the size bounds.
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import zipfile
 from pathlib import Path, PurePosixPath
@@ -31,13 +32,25 @@ MEMBER_MAX_BYTES = 256 << 20
 MEMBERS_MAX_BYTES = 2 << 30
 
 
-def changed_sources(checkout: Path, commit: str, base: str) -> list[str]:
-    """The compiled sources that differ between two commits of the checkout (host git reads
-    the object store only; ``--no-ext-diff --no-textconv``: no driver runs)."""
-    argv = ["diff", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv"]
-    argv += [commit, base, "--", *SOURCE_GLOBS]
-    out = hostgit.run(argv, cwd=checkout, error=EnvironmentSetupError).text
-    return [line for line in out.splitlines() if line]
+def changed_sources(setup: Path, commit: str, checkout: Path, base: str) -> list[str]:
+    """The compiled sources that differ between ``commit`` of the repository at ``setup`` and
+    ``base`` of the one at ``checkout``. Two repositories, since each checkout holds one
+    commit's past and nothing later (``bench/workspaces.py``): the trees are listed (host git
+    reads the object store only) and compared by blob."""
+    old, new = _sources(setup, commit), _sources(checkout, base)
+    return sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
+
+
+def _sources(repository: Path, commit: str) -> dict[str, str]:
+    argv = ["ls-tree", "-r", "-z", "--full-tree", commit]
+    out = hostgit.run(argv, cwd=repository, error=EnvironmentSetupError).text
+    found = {}
+    for entry in filter(None, out.split("\0")):
+        meta, _, path = entry.partition("\t")
+        name = PurePosixPath(path).name
+        if any(fnmatch.fnmatchcase(name, glob) for glob in SOURCE_GLOBS):
+            found[path] = meta.rsplit(" ", 1)[-1]
+    return found
 
 
 def is_extension(rel: str) -> bool:

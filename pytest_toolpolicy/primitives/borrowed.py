@@ -8,7 +8,8 @@ at import) then crashes every test module. The store is shown read-only at its o
 
 The alternates file is inside the workspace, which the agent writes, so it names nothing the
 sandbox shows unless the name is one a harness cache gives its checkouts
-(``…/repos/<mirror>/<40-hex commit>/.git/objects``), with no link on the way, and a directory:
+(``…/repos/<mirror>/history/<40-hex commit>/.git/objects``: an ancestry-only checkout,
+``bench/workspaces.py``), with no link on the way, and a directory:
 nothing else of the host can be made readable by writing it.
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from . import safefs
 
 _ALTERNATES = ".git/objects/info/alternates"
-_CACHED = re.compile(r"^/(?:[^/\0]+/)*repos/[^/\0]+/[0-9a-f]{40}/\.git/objects$")
+_CACHED = re.compile(r"^/(?:[^/\0]+/)*repos/[^/\0]+/history/[0-9a-f]{40}/\.git/objects$")
 
 
 def borrowed_objects(root: Path) -> tuple[str, ...]:

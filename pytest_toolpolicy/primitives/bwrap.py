@@ -19,6 +19,12 @@ SANDBOX_HOME = "/tmp/home"
 _ETC = ("ld.so.cache", "passwd", "group", "nsswitch.conf", "localtime", "hosts", "alternatives")
 # With the network shared: name resolution and the CA certificates (not /etc/ssl/private).
 _NET_ETC = ("resolv.conf", "gai.conf", "ssl/certs", "ssl/openssl.cnf", "ca-certificates")
+# The harness's own data that carries answers: the bundled instances (gold patches) and the
+# projects' histories (every fix), the example history ``toolpolicy mine`` ships. A run that sees
+# the harness's package (its interpreter's site-packages, a ``python:`` agent's library mount)
+# sees an empty directory there instead.
+_PACKAGE = Path(__file__).resolve().parent.parent
+ANSWERS = (_PACKAGE / "bench" / "bundled", _PACKAGE / "mine" / "example")
 
 
 @dataclass(frozen=True)
@@ -85,11 +91,29 @@ def bwrap_argv(
         args += ["--bind", host, target]
         if cwd.is_relative_to(host):
             cwd = Path(target) / cwd.relative_to(host)
+    shown = [(p, p) for p in python_prefixes(python)] + [(p, p) for p in ro_binds]
+    for seen_at in masks([*shown, *ro_mounts], ANSWERS):
+        args += ["--tmpfs", seen_at, "--remount-ro", seen_at]
     # The root is bwrap's own tmpfs holding only mount points: read-only, nothing lands there.
     args += ["--remount-ro", "/", "--chdir", str(cwd), "--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]
     return [*args, "--", *argv]
+
+
+def masks(shown: Sequence[tuple[str, str]], hidden: Sequence[Path]) -> list[str]:
+    """Where each of the ``hidden`` host directories appears in the sandbox, given what it is
+    shown ((host path, where it is seen) pairs): each such place gets an empty directory."""
+    found = []
+    for path in hidden:
+        real = os.path.realpath(path)
+        if not os.path.isdir(real):
+            continue
+        for host, target in shown:
+            source = os.path.realpath(host)
+            if real == source or real.startswith(source.rstrip("/") + "/"):
+                found.append(os.path.normpath(os.path.join(target, os.path.relpath(real, source))))
+    return list(dict.fromkeys(found))
 
 
 def resolve_python(python: str | None) -> str:

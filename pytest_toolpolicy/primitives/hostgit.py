@@ -96,7 +96,10 @@ NEUTRAL_ATTRIBUTES = "* " + " ".join(
     )
 ) + "\n"  # fmt: skip
 # What a caller may add to the environment.
-CALLER_ENV = frozenset({"GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"})
+CALLER_ENV = frozenset(
+    {"GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"}
+    | {"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"}
+)
 # Passed through only to a call that may use the network: a proxy or a CA is host setup.
 NETWORK_ENV = (
     "http_proxy",

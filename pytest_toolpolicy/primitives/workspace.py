@@ -1,8 +1,9 @@
 """A workspace: a directory under git, with private checkpoints and a gradable patch.
 
-HEAD stays on the base commit for the whole run. Checkpoints are commits on private refs
+HEAD stays on the instance's commit for the whole run. Checkpoints are commits on private refs
 (``refs/toolpolicy/...``) built through a private index file, so neither the user's branch nor
-their index is touched, and ``patch()`` is always the diff against the base.
+their index is touched, and ``patch()`` is always the diff against the base (the instance's
+commit, or the harness's commit on it that the agent starts from: ``advance_base``).
 
 The working tree is hostile: a model wrote into it. Every git call goes through ``hostgit``
 (no config, hook, attribute driver or environment variable of the host or of a nested
@@ -25,12 +26,14 @@ A snapshot (tree hash, checkpoint, patch) is every file not ignored, links store
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import stat
+import tempfile
 import uuid
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from pathlib import Path
 
 from .. import limits
@@ -38,6 +41,8 @@ from . import hostgit, safefs
 from .envelope import HarnessFault
 
 _PLACEHOLDER = ".toolpolicy-nested-repository"
+# What the agent starts from when it is not the instance's commit (``advance_base``).
+START_REF = "refs/toolpolicy/start"
 _MAX_NESTING = 16
 # [ \t\r\f\v]*, not \s*: a run of blank lines must not be rescanned from every line start.
 _INCLUDE = re.compile(rb"^[ \t\r\f\v]*\[\s*include", re.IGNORECASE | re.MULTILINE)
@@ -92,6 +97,7 @@ class Workspace:
                 "includeIf), which the harness cannot pin against change"
             )
         self._index = self._git_dir / "toolpolicy-index"
+        self._objects: dict[str, str] = {}  # set while objects go to a scratch store
 
     def _stat_pin(self) -> tuple[tuple[int, ...], ...]:
         """``.git``'s and the config's lstat signatures: while both are what they were when the
@@ -149,10 +155,28 @@ class Workspace:
                 f"refusing to run git in {self.root}: .git or its config changed since the "
                 "workspace was opened (they are the harness's; the sandbox keeps them read-only)"
             )
-        env = {"GIT_DIR": str(self._git_dir), "GIT_WORK_TREE": str(self.root)}
+        env = {"GIT_DIR": str(self._git_dir), "GIT_WORK_TREE": str(self.root), **self._objects}
         if index is not None:
             env["GIT_INDEX_FILE"] = str(index)
         return hostgit.run(args, cwd=self.root, error=WorkspaceError, env=env, stdin=stdin, ok=ok)
+
+    @contextlib.contextmanager
+    def scratch_objects(self) -> Iterator[None]:
+        """While inside, every object git writes goes to a private store outside the
+        workspace (reading through the workspace's own), removed at the end: what the harness
+        makes there (grading's trees, with tests the agent was not shown) never enters the
+        store a later run in this workspace can read. No ref may be set inside: it would name
+        an object that is about to go."""
+        store = tempfile.mkdtemp(prefix="toolpolicy-objects-")
+        self._objects = {
+            "GIT_OBJECT_DIRECTORY": store,
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self._common_dir / "objects"),
+        }
+        try:
+            yield
+        finally:
+            self._objects = {}
+            shutil.rmtree(store, ignore_errors=True)
 
     def _git(self, *args: str, index: Path | None = None, stdin: str | None = None) -> str:
         return self.git(*args, index=index, stdin=stdin).text
@@ -213,12 +237,16 @@ class Workspace:
         return self._git("write-tree", index=index).strip()
 
     def advance_base(self, message: str) -> str:
-        """Commit the working tree on HEAD and make that the base: what the agent starts from
-        (e.g. with the judging tests made visible), so ``patch()`` holds only later changes."""
+        """Commit the working tree on the base, on a private ref, and make that the base: what
+        the agent starts from (e.g. with the judging tests made visible), so ``patch()`` holds
+        only later changes. HEAD stays on the instance's commit, so what git reports of the
+        history inside the workspace (``git rev-list --count HEAD``, ``git describe``) is what
+        it reports there; the user's index holds the new tree (the harness's changes staged,
+        the agent's own then the only unstaged ones)."""
         tree = self._stage_tree()
         commit = self._git("commit-tree", tree, "-p", self.base, "-m", message).strip()
-        self._git("update-ref", "HEAD", commit)
-        self._git("read-tree", commit)  # the user's index follows HEAD
+        self._git("update-ref", START_REF, commit)
+        self._git("read-tree", commit)
         self.base = commit
         return commit
 

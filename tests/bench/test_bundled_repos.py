@@ -99,7 +99,7 @@ def test_concurrent_materializations_of_one_project_all_succeed(
     assert "a / b" in (workspaces[1].root / "calc/ops.py").read_text()
     mirrors = sorted(p.name for p in (cache / "repos").glob("*.git"))
     assert len(mirrors) == 1 and mirrors[0].startswith("bundled__calc-")
-    checkouts = sorted(p.name for p in (cache / "repos" / "bundled__calc").iterdir())
+    checkouts = sorted(p.name for p in (cache / "repos" / "bundled__calc" / "history").iterdir())
     assert checkouts == sorted(i.base_commit for i in instances)  # no temporary left behind
 
 
@@ -173,5 +173,5 @@ def test_an_item_clone_holds_no_ref_to_later_commits(tmp_path: Path) -> None:
     first = load_instances("bundled", ids=["bundled__cronparse-1"]).instances[0]
     ws = materialize(first, tmp_path / "items", cache_dir=tmp_path / "cache")
     refs = ws.git("for-each-ref", "--format=%(refname)").text.split()
-    assert [r for r in refs if not r.startswith("refs/toolpolicy/")] == []
+    assert refs == ["refs/tags/base/bundled__cronparse-1"]  # its own start, and nothing later
     assert ws.git("log", "--all", "--format=%H").text.split() == [first.base_commit]

@@ -82,7 +82,7 @@ def test_concurrent_materialization_of_one_commit(tmp_path: Path, cache: Path) -
         ]
         roots = {f.result().root for f in futures}
     assert len(roots) == 4
-    entries = list((cache / "repos" / "acme__calc").iterdir())
+    entries = list((cache / "repos" / "acme__calc" / "history").iterdir())
     assert [e.name for e in entries] == [instance.base_commit]
 
 
@@ -145,7 +145,7 @@ def test_bundled_instance(tmp_path: Path, cache: Path) -> None:
     assert ws.base == instance.base_commit and ws.root.parent == tmp_path / "items"
     assert git(ws.root, "rev-parse", "HEAD") == instance.base_commit
     checkout = cached_checkout(instance, cache_dir=cache)
-    assert checkout == cache / "repos" / "bundled__calc" / instance.base_commit
+    assert checkout == cache / "repos" / "bundled__calc" / "history" / instance.base_commit
     alternates = (ws.root / ".git/objects/info/alternates").read_text()
     assert str(checkout / ".git/objects") in alternates  # a shared clone of the checkout
     (ws.root / "calc/ops.py").write_text("x = 1\n")

@@ -19,7 +19,7 @@ def git(cwd: Path, *args: str) -> str:
 
 def shared_clone(tmp_path: Path) -> tuple[Path, Path]:
     """A cached checkout where the harness keeps them, and a workspace cloned --shared."""
-    checkout = tmp_path / "cache/repos/acme__lib" / COMMIT
+    checkout = tmp_path / "cache/repos/acme__lib/history" / COMMIT
     checkout.mkdir(parents=True)
     git(checkout, "init", "-q", "-b", "main")
     (checkout / "a.py").write_text("x = 1\n")
@@ -44,7 +44,7 @@ def test_a_store_named_by_the_agent_elsewhere_is_not_shown(tmp_path: Path) -> No
         assert borrowed_objects(work) == (), named
     # The right name through a link: not shown either.
     (tmp_path / "repos").symlink_to(tmp_path / "cache/repos")
-    alternates.write_text(f"{tmp_path}/repos/acme__lib/{COMMIT}/.git/objects\n")
+    alternates.write_text(f"{tmp_path}/repos/acme__lib/history/{COMMIT}/.git/objects\n")
     assert borrowed_objects(work) == ()
     alternates.unlink()  # no file: nothing borrowed
     assert borrowed_objects(work) == ()

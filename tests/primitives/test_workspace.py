@@ -107,13 +107,39 @@ def test_advance_base_moves_what_the_patch_is_against(repo: Path):
     ws = Workspace(repo)
     old = ws.base
     (repo / "visible_test.py").write_text("def test_x():\n    pass\n")
+    count = git(repo, "rev-list", "--count", "HEAD").strip()
     new = ws.advance_base("tests made visible")
     assert new != old and ws.base == new
-    assert git(repo, "rev-parse", "HEAD").strip() == new
+    # HEAD stays on the instance's commit: the history reads as it does there.
+    assert git(repo, "rev-parse", "HEAD").strip() == old
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == count
+    assert git(repo, "rev-parse", "refs/toolpolicy/start").strip() == new
     assert ws.patch() == ""
     (repo / "src/shop/cart.py").write_text("# changed\n")
     assert ws.changed_files() == ["src/shop/cart.py"]
-    assert git(repo, "status", "--porcelain").strip() == "M src/shop/cart.py"
+    # The harness's change staged, the agent's own the only unstaged one.
+    status = git(repo, "status", "--porcelain").splitlines()
+    assert sorted(status) == [" M src/shop/cart.py", "A  visible_test.py"]
+
+
+def test_objects_written_in_scratch_are_gone_after(repo: Path):
+    """Grading writes trees holding tests the agent was not shown: into a store of its own."""
+    ws = Workspace(repo)
+    ref = ws.checkpoint()
+    with ws.scratch_objects():
+        (repo / "hidden_test.py").write_text("def test_hidden():\n    assert 'SECRET-42'\n")
+        secret = ws.checkpoint("inside")  # a ref set inside names a scratch object...
+        assert ws.git("cat-file", "-p", f"{secret}:hidden_test.py").text.startswith("def")
+        ws.restore(ref)
+    assert not (repo / "hidden_test.py").exists()
+    listing = git(repo, "cat-file", "--batch-all-objects", "--batch-check")
+    blobs = [line.split()[0] for line in listing.splitlines() if " blob " in line]
+    contents = [
+        subprocess.run(["git", "cat-file", "-p", b], cwd=repo, capture_output=True).stdout
+        for b in blobs
+    ]
+    assert contents and not any(b"SECRET-42" in data for data in contents)
+    assert ws.git("cat-file", "-e", secret, ok=range(256)).returncode  # ...gone with it
 
 
 def test_the_final_patch_of_a_workspace_past_a_snapshot_is_a_recorded_reason(
