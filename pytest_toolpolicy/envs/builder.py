@@ -55,7 +55,7 @@ from .environment import generated_files
 from .extensions import WHEEL_MAX_BYTES, changed_sources, is_extension, wheel_extensions
 from .interpreters import interpreter_version
 from .layout import LAYERS, REPO, TESTBED, TMP, VENV, layer_ext, layer_site
-from .output import PROBE, checked_output, dry_run_packages, repo_paths
+from .output import PROBE, checked_output, dry_run_packages, plugin_modules, repo_paths
 from .pipsettings import build_environ, pip_paths
 from .project_requires import REPORT_MAX_BYTES, UnreadableReport, report_argv, requirement_lines
 from .requirements import swebench_requirements
@@ -154,9 +154,16 @@ class Builder:
             "cutoff": self.cutoff,
             "cutoff_note": cutoff_note,
             "repo_paths": repo_paths(probe, Path(self.seen), self.repo),
+            "pytest_plugins": plugin_modules(probe),
             "generated": generated_files(workspace, self.repo),
             "built_at": time.strftime("%Y-%m-%d %H:%M:%S"),
         }
+
+    def plugins(self) -> list[str]:
+        """The built environment's pytest plugins (``output.plugin_modules``), asked again of
+        its venv: for an environment recorded before they were."""
+        probe = self._step("read sys.path", [self.python, "-I", "-c", PROBE], network=False)
+        return plugin_modules(probe)
 
     def _clone(self, checkout: Path, commit: str, into: Path) -> Workspace:
         # A local clone hard-links the cached objects; the sandbox keeps this .git read-only.
@@ -392,7 +399,7 @@ class Builder:
         compiled: list[str] = []
         stale = []
         if commit and any(is_extension(f) for f in built):
-            stale = changed_sources(checkout, commit, base)
+            stale = changed_sources(self.repo, commit, checkout, base)
         try:
             layer = safefs.inside(self.home, rel)
             remove_tree(layer, within=self.home)

@@ -179,6 +179,12 @@ def build_environment(
             meta["build_s"] = round(time.monotonic() - start, 3)
             write_json(meta_file, meta)
             status = "built"
+        if not isinstance(meta.get("pytest_plugins"), list):  # recorded before they were
+            try:
+                meta["pytest_plugins"] = builder.plugins()
+            except EnvironmentSetupError as exc:
+                return done("failed", reason=f"environment {name}: its pytest plugins: {exc}")
+            write_json(meta_file, meta)
         env = _environment(meta, spec, home)
         if instance.base_commit == commit or not meta["spec"]["install"]:
             return done(status, env)
@@ -220,6 +226,7 @@ def _environment(meta: Mapping[str, Any], spec: EnvSpec, home: Path) -> Environm
     return Environment(
         python=str(home / VENV / "bin" / "python"),
         repo_paths=tuple(meta["repo_paths"]),
+        plugins=tuple(str(p) for p in meta.get("pytest_plugins") or ()),
         spec=spec,
         generated=tuple(str(p) for p in generated) if isinstance(generated, list) else (),
         home=str(home),

@@ -47,6 +47,9 @@ class Environment:
     # sys.path entries of the installed repo, relative to its checkout ("." or "src").
     repo_paths: tuple[str, ...] = ()
     plugin_autoload: bool = True
+    # The modules of the pytest plugins the environment installed (``output.plugin_modules``):
+    # what grading loads, by name, with autoloading off.
+    plugins: tuple[str, ...] = ()
     spec: EnvSpec | None = None
     # Paths, relative to the checkout, of the files the install generated, for ``seed``.
     generated: tuple[str, ...] = ()

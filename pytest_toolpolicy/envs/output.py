@@ -20,6 +20,7 @@ from .layout import TMP, VENV
 from .spec import EnvironmentSetupError
 
 _DIST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+!\-]*")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 # A line of uv's ``pip install --dry-run`` report: `` + name==version``.
 _WOULD_INSTALL = re.compile(r"^ \+ (?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)==(?P<version>\S+)$")
 # Asked of the venv, in the sandbox: its sys.path, and where editable finders map packages.
@@ -34,7 +35,20 @@ for site in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
                     mapped += [os.path.dirname(p) for p in ast.literal_eval(node.value).values()]
                 except (ValueError, SyntaxError):
                     pass
-print(json.dumps({"sys_path": [p for p in sys.path if p], "mapped": mapped}))
+plugins = []
+where = [os.getcwd()] + [p for p in sys.path if p]  # as pytest, run from the checkout, sees them
+try:
+    from importlib import metadata
+    for dist in metadata.distributions(path=where):
+        plugins += [[e.name, e.value] for e in dist.entry_points if e.group == "pytest11"]
+except ImportError:  # Python before 3.8: what pytest's own autoload used then
+    try:
+        import pkg_resources
+        found = pkg_resources.WorkingSet(where).iter_entry_points("pytest11")
+        plugins += [[e.name, e.module_name] for e in found]
+    except Exception:
+        pass
+print(json.dumps({"sys_path": [p for p in sys.path if p], "mapped": mapped, "plugins": plugins}))
 """
 
 
@@ -78,6 +92,26 @@ def dry_run_packages(output: str, project: Path) -> list[str]:
             continue
         wanted.append(f"{name}=={version}")
     return sorted(set(wanted))
+
+
+def plugin_modules(probe: str) -> list[str]:
+    """The modules of the ``pytest11`` entry points the ``PROBE`` found (pytest's plugins,
+    which it would load on its own), each once, in the order found: what grading loads by
+    name (``-p MODULE``) with autoloading off, so that entry points a workspace declares count
+    for nothing. An entry point naming an object in a module (``mod:attr``) gives its module."""
+    try:
+        data = json.loads(probe.strip().splitlines()[-1])
+        found = data.get("plugins", [])
+    except (ValueError, AttributeError, IndexError):
+        return []
+    modules: list[str] = []
+    for entry in found if isinstance(found, list) else []:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)):
+            continue
+        module = entry[1].partition(":")[0].strip()
+        if _MODULE.fullmatch(module) and module not in modules:
+            modules.append(module)
+    return modules
 
 
 def repo_paths(probe: str, seen: Path, checkout: Path) -> list[str]:

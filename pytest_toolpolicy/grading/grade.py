@@ -43,7 +43,9 @@ from ..envs.cache import Environment, EnvironmentSetupError, environment_for
 from ..envs.importable import installed_modules
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
+from .crosscheck import Disagreement
 from .directives import grading_directives
+from .guard_config import CONFIG_FILES, quiet
 from .infra import lacking_module, needs_network, shared_setup_error
 from .logrun import run_logged
 from .outcomes import TestOutcome
@@ -74,9 +76,13 @@ class GradeResult:
     # part that grading cannot vouch for (``guard.py``).
     reverted: tuple[str, ...] = ()
     flagged: tuple[str, ...] = ()
+    # What makes the run's word untrustworthy, each with why: the agent's product code
+    # reaching into the harness (``reach.py``), the run's signals disagreeing (``signals.py``).
+    # Any entry leaves the instance unresolved, whatever the tests said.
+    tampering: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("ignored", "reverted", "flagged"):  # lists, read back from JSON
+        for name in ("ignored", "reverted", "flagged", "tampering"):  # lists, from JSON
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
 
@@ -103,10 +109,13 @@ def grade(
     except WorkspaceError as exc:  # the model's workspace, past what a snapshot can hold
         why = f"the workspace cannot be snapshotted: {exc}"
         return _result(instance, "unresolved", {}, why, start)
-    try:
-        return _grade_snapshot(workspace, ref, instance, sandbox, env, timeout, start, parser)
-    finally:
-        workspace.restore(ref)
+    # Grading's own trees (the hidden tests among them) go to a scratch store: a counterfactual
+    # rerun in this workspace must not find them in its object store.
+    with workspace.scratch_objects():
+        try:
+            return _grade_snapshot(workspace, ref, instance, sandbox, env, timeout, start, parser)
+        finally:
+            workspace.restore(ref)
 
 
 def grade_patch(
@@ -171,9 +180,12 @@ def _grade_snapshot(
         why = f"test_patch does not apply: {exc}"
         return _result(instance, "infra_error", missing, why, start)
     known = tree.base_files | tree.test_patch_files
+    summary = not _quiet(workspace, instance.base_commit, tree.base_files, env)
     # Ids naming no file: pytest-run ids only (django's and sympy's never name one).
     junk = [i for i in ids if path_of(i) not in known] if parser in PYTEST_PARSERS else []
-    judge = _Judge(workspace, instance, sandbox, env, timeout, parser, ids, junk, installed)
+    judge = _Judge(
+        workspace, instance, sandbox, env, timeout, parser, ids, junk, installed, summary
+    )
     verdict = judge(tree.commit, tree.files, set(tree.changed) | tree.test_patch_files)
     if verdict.status == "infra_error" and tree.commit_tree != tree.control_tree:
         # An environment that cannot run the tests cannot run them without the agent's
@@ -186,15 +198,23 @@ def _grade_snapshot(
                 "without them they did"
             )
             verdict = _Verdict("unresolved", why, verdict.tests, verdict.ignored)
+    tampering = (*tree.guarded.tampering, *verdict.tampering)
+    status, reason = verdict.status, verdict.reason
+    if tampering and status != "infra_error":
+        status = "unresolved"
+        reason = _join(
+            [f"not counted: {tampering[0]}", *([] if verdict.tampering else [reason or ""])]
+        )
     return _result(
         instance,
-        verdict.status,
+        status,
         verdict.tests,
-        verdict.reason,
+        reason,
         start,
         verdict.ignored,
         tree.guarded.reverted,
         tree.guarded.flagged,
+        tampering,
     )
 
 
@@ -204,6 +224,7 @@ class _Verdict:
     reason: str | None
     tests: dict[str, TestOutcome]
     ignored: Sequence[str] = ()
+    tampering: Sequence[str] = ()  # what the run itself showed (``run.Tampered``)
 
 
 @dataclass(frozen=True)
@@ -219,6 +240,7 @@ class _Judge:
     ids: list[str]
     junk: list[str]
     installed: frozenset[str] = frozenset()  # the environment's modules (envs/importable.py)
+    summary: bool = True  # pytest prints its summary line (not quieted by the repository)
 
     def __call__(self, commit: str, files_in: frozenset[str], touched: set[str]) -> _Verdict:
         if self.parser not in PYTEST_PARSERS:
@@ -245,13 +267,18 @@ class _Judge:
         root = self.workspace.root
         try:
             outcome = run_tests(
-                root, files, graded, self.parser, self.sandbox, self.env, self.timeout, touched
-            )
+                root, files, graded, self.parser, self.sandbox, self.env, self.timeout, touched,
+                self.summary,
+            )  # fmt: skip
         except Infra as exc:
             return _Verdict("infra_error", str(exc), tests, junk)
-        except (Broken, Tampered) as exc:
+        except Broken as exc:
             tests.update({i: "error" for i in graded if path_of(i) in files})
             return _Verdict("unresolved", _join([str(exc), *notes]), tests, junk)
+        except Tampered as exc:
+            tests.update({i: "error" for i in graded if path_of(i) in files})
+            told = _join([str(exc), *notes])
+            return _Verdict("unresolved", told, tests, junk, (str(exc),))
         if outcome.run is None:
             why = f"timed out after {self.timeout:g}s"
             if outcome.last_started:
@@ -262,7 +289,9 @@ class _Judge:
 
     def _logged(self, commit: str, touched: set[str]) -> _Verdict:
         """A repository whose own runner reports the tests (django, sympy): its ``test_cmd``
-        over the instance's directives, its log read by SWE-bench's parser for it."""
+        over the instance's directives, run by grading's launcher with the runner's reporter
+        sending each outcome over the side channel, the log read by SWE-bench's parser as a
+        second signal that must agree (``logrun.py``)."""
         tests: dict[str, TestOutcome] = dict.fromkeys(self.ids, "missing")
         spec = self.env.spec if self.env is not None else None
         directives = grading_directives(self.parser, self.ids, self.instance.test_patch)
@@ -281,8 +310,15 @@ class _Judge:
             return _Verdict("infra_error", str(exc), tests)
         except Broken as exc:
             return _Verdict("unresolved", str(exc), dict.fromkeys(self.ids, "error"))
+        except Tampered as exc:  # the reporter's outcomes, where the log disagreed with them
+            said: dict[str, TestOutcome] = dict.fromkeys(self.ids, "error")
+            if isinstance(exc, Disagreement):
+                said = exc.tests
+            return _Verdict("unresolved", str(exc), said, tampering=(str(exc),))
         if outcome.tests is None:
             why = f"timed out after {self.timeout:g}s"
+            if outcome.last_started:
+                why += f" while running {outcome.last_started}"
             return _Verdict("unresolved", why, dict.fromkeys(self.ids, "failed"))
         bad = [f"{i} {outcome.tests[i]}" for i in self.ids if outcome.tests[i] != "passed"]
         summary = "; ".join(bad[:5]) + (f"; ... {len(bad) - 5} more" if len(bad) > 5 else "")
@@ -341,6 +377,19 @@ def _verdict(
     return _Verdict("unresolved" if bad else "resolved", reason, tests, [*junk, *offline, *lacking])
 
 
+def _quiet(workspace: Workspace, base: str, files: frozenset[str], env: Environment | None) -> bool:
+    """Whether the repository's own configuration (its root config files at the base commit,
+    the spec's ``PYTEST_ADDOPTS``) silences pytest's summary line under grading's ``-q``."""
+    spec = env.spec if env is not None else None
+    extra = dict(spec.test_env).get("PYTEST_ADDOPTS", "") if spec is not None else ""
+    if quiet("pytest.ini", f"[pytest]\naddopts = {extra}\n".encode()):
+        return True
+    for name in sorted(CONFIG_FILES & files):
+        if quiet(name, workspace.git("cat-file", "blob", f"{base}:{name}").stdout):
+            return True
+    return False
+
+
 def _listing(ids: Sequence[str]) -> str:
     return ", ".join(ids[:5]) + (f", ... {len(ids) - 5} more" if len(ids) > 5 else "")
 
@@ -372,6 +421,7 @@ def _result(
     ignored: Sequence[str] = (),
     reverted: Sequence[str] = (),
     flagged: Sequence[str] = (),
+    tampering: Sequence[str] = (),
 ) -> GradeResult:
     duration = round(time.monotonic() - start, 3)
     return GradeResult(
@@ -384,4 +434,5 @@ def _result(
         tuple(ignored),
         tuple(reverted),
         tuple(flagged),
+        tuple(tampering),
     )

@@ -18,12 +18,20 @@ base commit (a file the model added is removed), each with its reason in ``rever
 5. a module the model added where the test run imports from (the workspace root, the
    environment's import paths into it, each test file's first directory without
    ``__init__.py``) whose name is a module the environment already has (the standard library,
-   site-packages, pytest and its plugins, ``sitecustomize``): it would be imported instead.
+   site-packages, pytest and its plugins, ``sitecustomize``): it would be imported instead;
+6. compiled code: bytecode (``.pyc``, ``.pyo``, anything in ``__pycache__``: an
+   unchecked-hash ``.pyc`` is run without its source, a sourceless one stands in for a
+   module) and extension modules (``.so``, ``.pyd``): grading runs the source it can read.
 
 What is kept but flagged (``flagged``), because it is product code the test run executes and
-grading cannot tell from the text whether it tampers: 6. a changed module the base
+grading cannot tell from the text whether it tampers: 7. a changed module the base
 configuration loads as a plugin (``pytest_plugins``, ``-p``; e.g. ``sphinx.testing.fixtures``);
-7. a changed module whose new text implements pytest hooks or imports pytest's internals.
+8. a changed module whose new text implements pytest hooks or imports pytest's internals.
+
+What is kept, and makes the patch not count (``tampering``): 9. a changed module whose new
+text reaches into the harness (``reach.py``: the process's objects, descriptors by number, an
+exit on import or at exit, interpreter-wide hooks, pytest's plugin machinery outside pytest's
+own repository).
 
 Pure: the caller gives the changed paths and ways to read a path at the base commit and now.
 """
@@ -36,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from .guard_config import CONFIG_FILES, addopts_plugins, conftest_plugins, test_section
+from .reach import reaches
 
 Read = Callable[[str], bytes | None]
 # Always protected, whatever the environment holds: what starts the interpreter or the runner.
@@ -44,6 +53,9 @@ RUNNER_MODULES = frozenset(
     | {"conftest", "toolpolicy_grade_plugin", "xdist"}
 )
 TEST_DIRS = frozenset({"test", "tests", "testing", "e2e"})
+# The modules whose repository's product is the test runner itself (rule 9's exception).
+RUNNER_PRODUCTS = frozenset({"_pytest", "pytest", "pluggy"})
+COMPILED = (".pyc", ".pyo", ".so", ".pyd")
 # [ \t]*, not \s*: a run of blank lines must not be rescanned from every line start.
 _HOOKS = re.compile(
     rb"^[ \t]*(?:def[ \t]+pytest_\w+|@[ \t]*(?:pytest\.)?hookimpl)|\b_pytest\b", re.M
@@ -57,6 +69,7 @@ class Guarded:
     paths: tuple[str, ...]
     reverted: tuple[str, ...]  # "<path>: <why>", one per reverted path the model changed
     flagged: tuple[str, ...]  # "<path>: <why>", kept in the run
+    tampering: tuple[str, ...] = ()  # "<path>: <why>", kept, and the patch does not count
 
 
 def is_test_path(path: str) -> bool:
@@ -90,7 +103,9 @@ def guard(
     paths: list[str] = []
     reverted: list[str] = []
     flagged: list[str] = []
+    tampering: list[str] = []
     shadowed = RUNNER_MODULES | set(installed)
+    runner = any(_top_module(p, roots) in RUNNER_PRODUCTS for p in base_files)
     for path in sorted(set(changed)):
         why = _revert(path, base, now, test_files, plugins, roots, shadowed, base_files)
         if why:
@@ -101,7 +116,9 @@ def guard(
             flagged.append(f"{path}: product code the test run loads as a plugin (kept)")
         elif path.endswith(".py") and _touches_hooks(base(path), now(path)):
             flagged.append(f"{path}: implements pytest hooks or imports its internals (kept)")
-    return Guarded(tuple(paths), tuple(reverted), tuple(flagged))
+        if path.endswith(".py") and (said := reaches(base(path), now(path), runner=runner)):
+            tampering.append(f"{path}: reaches into the harness ({'; '.join(said[:3])})")
+    return Guarded(tuple(paths), tuple(reverted), tuple(flagged), tuple(tampering))
 
 
 def _revert(
@@ -123,6 +140,8 @@ def _revert(
         return "its pytest configuration changed"
     if is_test_path(path) and path not in plugins:
         return "a test file: the repository's tests run as they are at the base commit"
+    if name.endswith(COMPILED) or "__pycache__" in PurePosixPath(path).parts:
+        return "compiled code (bytecode or an extension module): grading runs the source"
     if path not in base_files:
         module = _top_module(path, roots)
         if module and module in shadowed:

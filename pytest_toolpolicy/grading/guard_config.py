@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import re
 import shlex
 import sys
 from collections.abc import Iterable
@@ -54,8 +55,22 @@ def test_section(name: str, data: bytes | None) -> object:
     return sections or None
 
 
+def quiet(name: str, data: bytes | None) -> bool:
+    """Whether the config file's ``addopts`` quiets pytest further (``-q``, ``--quiet``) or
+    takes its terminal reporter away (``-p no:terminal``): grading adds ``-q`` of its own, and
+    at ``-qq`` pytest prints no summary line."""
+    words = _addopts_words(name, data)
+    if any(w in ("-q", "--quiet") or re.fullmatch(r"-q+", w) for w in words):
+        return True
+    return any(w in ("no:terminal", "-pno:terminal") for w in words)
+
+
 def addopts_plugins(name: str, data: bytes | None) -> set[str]:
     """The modules ``-p NAME`` in the config file's ``addopts`` loads (not ``-p no:NAME``)."""
+    return _p_options(_addopts_words(name, data))
+
+
+def _addopts_words(name: str, data: bytes | None) -> list[str]:
     words: list[str] = []
     for value in _addopts(test_section(name, data)):
         if isinstance(value, str):
@@ -65,7 +80,7 @@ def addopts_plugins(name: str, data: bytes | None) -> set[str]:
                 words += value.split()
         elif isinstance(value, list):
             words += [str(v) for v in value]
-    return _p_options(words)
+    return words
 
 
 def _addopts(section: object, depth: int = 0) -> Iterable[object]:

@@ -6,7 +6,8 @@ The plugin is imported first, from this directory, before anything of the worksp
 path, so it takes the result channel over before any code of the repository runs and no
 module the workspace holds can stand in for it. Then the path is what ``python -m pytest``
 gives (the working directory first, ``PYTHONPATH`` after), and pytest runs as that would run
-it, the plugin handed to it as a registered object. Python 3.6 syntax, like the plugin.
+it, the plugin handed to it as a registered object. When pytest returns, the launcher sends
+the status it returned as the run's last record. Python 3.6 syntax, like the plugin.
 """
 
 import os
@@ -15,6 +16,8 @@ import tempfile
 
 if __name__ == "__main__":  # a script in the sandbox; imported as a module, it does nothing
     import toolpolicy_grade_plugin  # type: ignore[import-not-found]
+
+    SEND = toolpolicy_grade_plugin.claim_sender()
 
     sys.path[0] = os.getcwd()
 
@@ -30,4 +33,8 @@ if __name__ == "__main__":  # a script in the sandbox; imported as a module, it 
     # same name and make subdirectories of it before any test (astropy 1.3's cache_dir).
     if not os.path.isdir(CACHE):
         os.makedirs(CACHE)
-    sys.exit(int(pytest.main(ARGS, plugins=[toolpolicy_grade_plugin])))
+    STATUS = int(pytest.main(ARGS, plugins=[toolpolicy_grade_plugin.PLUGIN]))
+    # The process's own end, after pytest returned: the host holds it against the exit status
+    # it sees (code that ends the process another way, or later, cannot agree with both).
+    SEND({"k": "exit", "status": STATUS})
+    sys.exit(STATUS)

@@ -16,7 +16,8 @@ beats error beats passed, and a skip or an xpass stands only when nothing else w
 
 Pure functions over bytes. A line that is not a record of the expected shape is refused
 (``RecordError``): the channel has one writer, the plugin, so anything else means the run
-cannot be trusted.
+cannot be trusted. So is a stream the plugin could not have written: a report of a test that
+never started, a second end of the session or of the process.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ class TestRun:
     collected: int | None  # tests the plugin kept; None: collection never finished
     finished: bool  # the session reached its end
     last_started: str | None  # the node id of the last test that started
+    # The session's end as pytest gave it: its exit status, and how many reports of every
+    # test (kept or not) fell in each category pytest's summary counts; None: no end.
+    status: int | None = None
+    counts: dict[str, int] | None = None
+    exited: int | None = None  # the status the launcher saw pytest return; None: never
 
 
 def read_records(data: bytes, wanted: Iterable[str] | None) -> TestRun:
@@ -58,15 +64,28 @@ def read_records(data: bytes, wanted: Iterable[str] | None) -> TestRun:
     collected: int | None = None
     finished = False
     last: str | None = None
+    started: set[str] = set()
+    status: int | None = None
+    counts: dict[str, int] | None = None
+    exited: int | None = None
     for number, line in enumerate(data.splitlines(), 1):
         record = _record(line, number)
         kind = record.get("k")
+        if exited is not None:
+            raise RecordError(f"record {number}: {kind!r} after the process's end")
         if kind == "start":
             last = _text(record, "n", number)
+            started.add(last)
         elif kind == "collected":
             collected = _count(record, number)
         elif kind == "finish":
+            if finished:
+                raise RecordError(f"record {number}: a second end of the session")
             finished = True
+            status = _count(record, number, "status")
+            counts = _counts(record, number)
+        elif kind == "exit":
+            exited = _count(record, number, "status")
         elif kind == "collect":
             errors.append((_text(record, "n", number), _text(record, "text", number)))
         elif kind == "report":
@@ -74,9 +93,11 @@ def read_records(data: bytes, wanted: Iterable[str] | None) -> TestRun:
             ids = record.get("ids")
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 raise RecordError(f"record {number}: ids is not a list of strings")
+            if allowed is not None and (other := [i for i in ids if i not in allowed]):
+                raise RecordError(f"record {number}: {other[0]!r} was not asked for")
+            if _text(record, "n", number) not in started:
+                raise RecordError(f"record {number}: a report of a test that never started")
             for nodeid in ids:
-                if allowed is not None and nodeid not in allowed:
-                    raise RecordError(f"record {number}: {nodeid!r} was not asked for")
                 # ">=": within one status group the later test's line is the later one.
                 if nodeid not in decided or _RANK[outcome] >= _RANK[decided[nodeid][0]]:
                     decided[nodeid] = (outcome, failure)
@@ -84,7 +105,9 @@ def read_records(data: bytes, wanted: Iterable[str] | None) -> TestRun:
             raise RecordError(f"record {number}: unknown kind {kind!r}")
     outcomes = {nodeid: outcome for nodeid, (outcome, _) in decided.items()}
     failures = {nodeid: failure for nodeid, (_, failure) in decided.items() if failure}
-    return TestRun(outcomes, tuple(errors), failures, collected, finished, last)
+    return TestRun(
+        outcomes, tuple(errors), failures, collected, finished, last, status, counts, exited
+    )
 
 
 def _record(line: bytes, number: int) -> dict[str, Any]:
@@ -104,11 +127,18 @@ def _text(record: dict[str, Any], key: str, number: int) -> str:
     return value
 
 
-def _count(record: dict[str, Any], number: int) -> int:
-    value = record.get("n")
+def _count(record: dict[str, Any], number: int, key: str = "n") -> int:
+    value = record.get(key)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise RecordError(f"record {number}: n is not a count")
+        raise RecordError(f"record {number}: {key} is not a count")
     return value
+
+
+def _counts(record: dict[str, Any], number: int) -> dict[str, int]:
+    value = record.get("counts")
+    if not isinstance(value, dict):
+        raise RecordError(f"record {number}: counts is not an object")
+    return {str(k): _count(value, number, k) for k in value}
 
 
 def _outcome(record: dict[str, Any], number: int) -> tuple[TestOutcome, Failure | None]:

@@ -4,7 +4,11 @@ reporting over the sandbox's side channel (``sandbox_plugin.py``, ``records.py``
 The plugin, its launcher and its settings are copied into a directory of the host's own,
 outside the workspace, which the sandbox sees read-only: nothing the tests run can change
 them, and nothing in the workspace is where they are looked for. pytest's cache directory is
-the sandbox's private ``/tmp``, not the workspace.
+the sandbox's private ``/tmp``, not the workspace. pytest loads no plugin of its own accord
+(``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): the environment's, recorded when it was built, are named
+on the command line, so a package the workspace declares (a ``*.dist-info`` with a ``pytest11``
+entry point) loads nothing. What the run reports is then held against its other signals
+(``signals.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from ..envs.layout import TESTBED
 from ..primitives.sandbox import Sandbox
 from .infra import blames_patch
 from .records import RecordError, TestRun, read_records
+from .signals import disagreements
 
 _HERE = Path(__file__).parent
 _FILES = {"toolpolicy_grade_plugin.py": "sandbox_plugin.py", "launch.py": "launch.py"}
@@ -37,7 +42,8 @@ class Broken(Exception):
 
 
 class Tampered(Exception):
-    """The result channel held what the grading plugin never writes."""
+    """The result channel held what the grading plugin never writes, or the run's independent
+    signals disagree (``signals.py``): what it reports cannot be trusted."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,9 @@ def run_tests(
     env: Environment | None,
     timeout: float,
     touched: Collection[str],
+    summary: bool = True,
 ) -> Outcome:
+    """``summary``: pytest prints its summary line in this run (``signals.disagreements``)."""
     env = env or Environment(sys.executable, plugin_autoload=False)
     with tempfile.TemporaryDirectory(prefix="toolpolicy-grade-") as tmp:
         gdir = Path(tmp)
@@ -65,6 +73,8 @@ def run_tests(
         for name, source in _FILES.items():
             shutil.copyfile(_HERE / source, gdir / name)
         argv = [env.python, str(gdir / "launch.py"), "-p", "no:toolpolicy", "-q"]
+        # Plugins by name, autoloading off: an entry point in the workspace counts for nothing.
+        argv += [arg for module in env.plugins for arg in ("-p", module)]
         argv += ["--continue-on-collection-errors", *files]
         result = env.sandbox(sandbox, root).run(
             argv,
@@ -76,6 +86,7 @@ def run_tests(
             python=env.python,
             ro_binds=(str(gdir),),
             channel=limits.current().read_bytes,
+            env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         )
     output = result.stdout.decode("utf-8", errors="replace")
     if result.workspace_over:  # the tests' own disk use, not a verdict on the patch
@@ -92,6 +103,9 @@ def run_tests(
         raise Tampered(why) from None
     if result.timed_out:
         return Outcome(None, run.last_started, output)
+    said = disagreements(run, result.exit_code, output, summary)
+    if said:
+        raise Tampered(f"the run's signals disagree: {'; '.join(said)}")
     tail = " | ".join(output.strip().splitlines()[-3:])[:400]
     if not run.finished or run.collected is None or result.exit_code in (3, 4):
         why = f"pytest could not run the tests (exit {result.exit_code}): {tail}"

@@ -17,11 +17,17 @@ each under its SWE-bench id.
 What it saw goes to the host as JSON lines on a pipe (``records.py`` reads them): each
 test's start (so that a hung test can be named after the process is killed), the count of
 tests it kept, every report of a kept test (phase, outcome, expected failure, and for a failure
-its crash and traceback), every failed collection, and the session's end. The pipe is the
+its crash and traceback), every failed collection, and the session's end with pytest's exit
+status and how many reports of every test, kept or not, fell in each of pytest's own
+categories (``pytest_report_teststatus``: what the terminal summary counts). The pipe is the
 sandbox's side channel: this module takes the descriptor over when it is imported, before any
 conftest, test or code of the repository runs, keeps a private non-inheritable copy and closes
 the original and its variable, so no file in the workspace, no child process and no later
-session can write a result; only code running inside this very process could.
+session can write a result; only code running inside this very process could. Against that
+code, the plugin is one object (``PLUGIN``) whose hooks pytest captured when it registered
+them and whose writer (``os.write`` as it was at import) lives in a closure: rebinding a name
+of this module or of ``os`` changes nothing it sends. What such code can still do, and what
+the host cross-checks against it (the exit status, pytest's own summary), is in ``run.py``.
 
 It must load in every environment an instance's spec makes: pytest 3.3 to 9 on Python 3.6 and
 later. So: no ``from __future__ import annotations`` (3.7) and annotations as strings
@@ -35,29 +41,17 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations stay strings: pytest.Config and friends are pytest 7
+    from collections.abc import Callable
+
     import pytest
 
-_INHERITED = int(os.environ.pop("TOOLPOLICY_CHANNEL_FD"))
-_FD = os.dup(_INHERITED)  # not inheritable: no process the tests start holds it
-os.close(_INHERITED)
-_DIR = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(_DIR, "grade.json"), encoding="utf-8") as _file:
-    _CONFIG = json.load(_file)
-# None: every test the run collects, each under its SWE-bench id (mining derives the lists).
-_WANTED = None if _CONFIG["ids"] is None else frozenset(_CONFIG["ids"])
-_PARSER = _CONFIG["parser"]
+    Send = Callable[[dict[str, object]], None]
+
 _TEXT_CHARS = 4000  # of a failure's traceback, its end (where the final exception is)
-_KEPT = {}  # type: dict[str, list[str]]
-_STATE = {}  # type: dict[str, object]
 _COLOUR = re.compile(r"\[(\d+)m")
 _CONTROL = str.maketrans("", "", "".join(chr(c) for c in range(1, 32)))
 _MOUSE_BUTTONS = (("MouseButton.LEFT", "1"), ("MouseButton.RIGHT", "3"))
-
-
-def _send(record: "dict[str, object]") -> None:
-    data = (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
-    while data:
-        data = data[os.write(_FD, data) :]
+_CATEGORIES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 
 def swebench_id(nodeid: str, parser: str) -> str:
@@ -96,59 +90,6 @@ def _asked_id(item: "pytest.Item", start: str) -> str:
     return _relative(str(path), item.nodeid.partition("::")[2], start)
 
 
-def pytest_configure(config: "pytest.Config") -> None:
-    _STATE["start"] = _invocation_dir(config)
-    _STATE["rootdir"] = str(getattr(config, "rootpath", None) or config.rootdir)  # type: ignore[attr-defined]
-
-
-def pytest_collection_modifyitems(config: "pytest.Config", items: "list[pytest.Item]") -> None:
-    start = _invocation_dir(config)
-    for item in items:
-        # pytest before 4 puts an instance's "()" in a class's test ids; listed ids lack it
-        asked = _asked_id(item, start).replace("::()::", "::")
-        matched = [item.nodeid, asked, swebench_id(asked, _PARSER)]
-        if _WANTED is None:
-            _KEPT[item.nodeid] = [matched[-1]]
-            continue
-        listed = [i for i in dict.fromkeys(matched) if i in _WANTED]
-        if listed:
-            _KEPT[item.nodeid] = listed
-    _send({"k": "collected", "n": len(_KEPT)})
-
-
-def pytest_collectreport(report: "pytest.CollectReport") -> None:
-    if report.failed:
-        path, _, rest = report.nodeid.partition("::")
-        full = os.path.join(str(_STATE.get("rootdir", ".")), path)
-        where = _relative(full, rest, str(_STATE.get("start", ".")))
-        _send({"k": "collect", "n": where, "text": _text(report)})
-
-
-def pytest_runtest_logstart(nodeid: str, location: "tuple[str, int | None, str]") -> None:
-    _send({"k": "start", "n": nodeid})
-
-
-def pytest_runtest_logreport(report: "pytest.TestReport") -> None:
-    ids = _KEPT.get(report.nodeid)
-    if ids is None or (report.when != "call" and report.passed):
-        return  # a setup or teardown that went well says nothing of the test
-    record = {"k": "report", "n": report.nodeid, "ids": ids, "when": report.when}  # type: dict[str, object]
-    record["outcome"] = report.outcome
-    record["xfail"] = getattr(report, "wasxfail", None) is not None
-    if report.failed:
-        record["msg"] = _crash(report)
-        record["text"] = _text(report)
-    elif report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
-        # why it skipped ("Skipped: could not import 'cdms2'"): grading tells an environment
-        # that lacks a module from a test the patch made skip
-        record["msg"] = str(report.longrepr[2])[:500]
-    _send(record)
-
-
-def pytest_sessionfinish(session: "pytest.Session", exitstatus: int) -> None:
-    _send({"k": "finish", "status": int(exitstatus)})
-
-
 def _text(report: "pytest.TestReport | pytest.CollectReport") -> str:
     text = getattr(report, "longreprtext", None)
     if text is None:
@@ -160,3 +101,113 @@ def _crash(report: "pytest.TestReport") -> str:
     crash = getattr(report.longrepr, "reprcrash", None)
     message = getattr(crash, "message", None)
     return str(message)[:500] if message else ""
+
+
+def _writer(variable: str) -> "Send":
+    """``send(record)``: one JSON line to the channel named by ``variable``, through a private
+    copy of its descriptor and the ``os.write`` and ``json.dumps`` of this moment."""
+    inherited = int(os.environ.pop(variable))
+    fd = os.dup(inherited)  # not inheritable: no process the tests start holds it
+    os.close(inherited)
+    write, dumps = os.write, json.dumps
+
+    def send(record: "dict[str, object]") -> None:
+        data = (dumps(record, ensure_ascii=True) + "\n").encode("ascii")
+        while data:
+            data = data[write(fd, data) :]
+
+    return send
+
+
+def _grading(send: "Send", wanted: "frozenset[str] | None", parser: str) -> object:
+    """The plugin object: its hooks close over ``send`` and the run's state."""
+    kept = {}  # type: dict[str, list[str]]
+    state = {}  # type: dict[str, object]
+    counts = dict.fromkeys(_CATEGORIES, 0)  # every report of every test, by pytest's category
+
+    class Grading:
+        def pytest_configure(self, config: "pytest.Config") -> None:
+            state["config"] = config
+            state["start"] = _invocation_dir(config)
+            state["rootdir"] = str(getattr(config, "rootpath", None) or config.rootdir)  # type: ignore[attr-defined]
+
+        def pytest_collection_modifyitems(
+            self, config: "pytest.Config", items: "list[pytest.Item]"
+        ) -> None:
+            start = _invocation_dir(config)
+            for item in items:
+                # pytest before 4 puts an instance's "()" in a class's test ids; listed ids lack it
+                asked = _asked_id(item, start).replace("::()::", "::")
+                matched = [item.nodeid, asked, swebench_id(asked, parser)]
+                if wanted is None:
+                    kept[item.nodeid] = [matched[-1]]
+                    continue
+                listed = [i for i in dict.fromkeys(matched) if i in wanted]
+                if listed:
+                    kept[item.nodeid] = listed
+            send({"k": "collected", "n": len(kept)})
+
+        def pytest_collectreport(self, report: "pytest.CollectReport") -> None:
+            if report.failed:
+                counts["error"] += 1  # pytest counts a failed collection as an error
+                path, _, rest = report.nodeid.partition("::")
+                full = os.path.join(str(state.get("rootdir", ".")), path)
+                where = _relative(full, rest, str(state.get("start", ".")))
+                send({"k": "collect", "n": where, "text": _text(report)})
+
+        def pytest_runtest_logstart(
+            self, nodeid: str, location: "tuple[str, int | None, str]"
+        ) -> None:
+            send({"k": "start", "n": nodeid})
+
+        def pytest_runtest_logreport(self, report: "pytest.TestReport") -> None:
+            config = state.get("config")
+            if config is not None:
+                found = config.hook.pytest_report_teststatus(report=report, config=config)  # type: ignore[attr-defined]
+                category = found[0] if isinstance(found, tuple) and found else ""
+                if category in counts:
+                    counts[category] += 1
+            ids = kept.get(report.nodeid)
+            if ids is None or (report.when != "call" and report.passed):
+                return  # a setup or teardown that went well says nothing of the test
+            record = {"k": "report", "n": report.nodeid, "ids": ids, "when": report.when}  # type: dict[str, object]
+            record["outcome"] = report.outcome
+            record["xfail"] = getattr(report, "wasxfail", None) is not None
+            if report.failed:
+                record["msg"] = _crash(report)
+                record["text"] = _text(report)
+            elif (
+                report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3
+            ):
+                # why it skipped ("Skipped: could not import 'cdms2'"): grading tells an environment
+                # that lacks a module from a test the patch made skip
+                record["msg"] = str(report.longrepr[2])[:500]
+            send(record)
+
+        def pytest_sessionfinish(self, session: "pytest.Session", exitstatus: int) -> None:
+            send({"k": "finish", "status": int(exitstatus), "counts": dict(counts)})
+
+    return Grading()
+
+
+def _load() -> "tuple[object, Send | None]":
+    directory = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(directory, "grade.json"), encoding="utf-8") as file:
+        config = json.load(file)
+    # None: every test the run collects, each under its SWE-bench id (mining derives the lists).
+    wanted = None if config["ids"] is None else frozenset(config["ids"])
+    send = _writer("TOOLPOLICY_CHANNEL_FD")
+    return _grading(send, wanted, config["parser"]), send
+
+
+PLUGIN, _SENDER = _load()
+
+
+def claim_sender() -> "Send":
+    """The channel's writer, once: the launcher takes it before any code of the repository
+    runs, to send the process's own end after pytest returns."""
+    global _SENDER
+    sender, _SENDER = _SENDER, None
+    if sender is None:
+        raise RuntimeError("the grading channel's writer was claimed already")
+    return sender

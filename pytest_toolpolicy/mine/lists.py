@@ -9,7 +9,8 @@ flaky and in neither list. ``derive`` is a pure function of the runs' outcomes; 
 runs one side in the sandbox through grading's own runner, reporting every test it collects:
 pytest's family through the grading plugin; a repository whose own runner runs its tests
 (sympy's ``bin/test``, django's ``runtests.py``) through its spec's ``test_cmd`` with
-SWE-bench's directives for the files, its log read by SWE-bench's parser for it.
+SWE-bench's directives for the files, each test reported by grading's reporter for that runner
+(``grading/logrun.py``), the log read by SWE-bench's parser held against it.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def _run_logged(
         logged = run_logged(
             root, spec.test_cmd, directives, None, parser, sandbox, env, timeout, touched
         )
-    except (Infra, Broken) as exc:
+    except (Infra, Broken, Tampered) as exc:
         raise SideFailed(str(exc)) from None
     if logged.tests is None:
         raise SideFailed(f"timed out after {timeout:g}s")

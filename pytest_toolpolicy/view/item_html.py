@@ -231,6 +231,7 @@ def _grade(grade: Record | None, instance: Record | None, clean: Clean) -> str:
     for key, label in (
         ("reverted", "the agent's changes put back before the tests ran (no part in grading)"),
         ("flagged", "product code the run executed that grading cannot vouch for (kept)"),
+        ("tampering", "not counted: what makes the run's word untrustworthy"),
     ):
         entries = [str(e) for e in grade.get(key) or []]
         if entries:

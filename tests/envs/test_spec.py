@@ -300,8 +300,14 @@ COVERED: dict[str, tuple[str, list[tuple[str, list[str]]]]] = {
 }
 # The repositories whose tests SWE-bench runs with their own runner, and that runner's files.
 RUNNERS = {
-    "django/django": ("./tests/runtests.py", {"tests/runtests.py", "tests/test_sqlite.py"}),
-    "sympy/sympy": ("bin/test", {"bin/test"}),
+    "django/django": (
+        "./tests/runtests.py",
+        {"tests/runtests.py", "tests/test_sqlite.py", "django/test/runner.py"},
+    ),
+    "sympy/sympy": (
+        "bin/test",
+        {"bin/test", "sympy/utilities/runtests.py", "sympy/testing/runtests.py"},
+    ),
     "sphinx-doc/sphinx": ("tox", {"tox.ini"}),
 }
 COVERED_PAIRS = [

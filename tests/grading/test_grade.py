@@ -425,8 +425,11 @@ def test_what_only_the_agents_changes_break_is_never_an_infra_error(
     (ws.root / "calc/__init__.py").write_text("import os\nos._exit(0)\n")
     result = grade(ws, calc, sandbox=SANDBOX)
     assert result.status == "unresolved", result
-    assert (result.reason or "").startswith("the tests could not run with the agent's changes (")
+    assert "; the tests could not run with the agent's changes (" in (result.reason or "")
     assert (result.reason or "").endswith("); without them they did")
+    assert result.tampering == (
+        "calc/__init__.py: reaches into the harness (exit: os._exit; exit: os._exit() on import)",
+    )
 
 
 def test_a_project_that_turns_warnings_into_errors(tmp_path: Path) -> None:

@@ -156,7 +156,7 @@ PASSED = (
 @pytest.mark.parametrize(
     ("payload", "reason"),
     [
-        (PASSED, "tests/test_ops.py::test_div_float failed"),
+        (PASSED, "a report of a test that never started"),
         (b"garbage\n", "the result channel held what the grading plugin never writes"),
     ],
     ids=["a-forged-pass", "garbage"],
@@ -169,4 +169,6 @@ def test_records_forged_in_process_turn_no_failure_into_a_pass(
     (ws.root / "calc/__init__.py").write_text("from . import forge\nfrom .ops import add, div\n")
     result = grade(ws, calc, sandbox=SANDBOX)
     assert result.status == "unresolved", result
-    assert reason in (result.reason or ""), result
+    # Both what the run showed and what the patch's text does say so.
+    assert any(reason in said for said in result.tampering), result
+    assert "calc/forge.py: reaches into the harness (descriptors: os.write" in result.tampering[0]

@@ -33,9 +33,15 @@ def report(n: int, kind: str) -> dict[str, Any]:
 
 
 def lines(*records: dict[str, Any], finished: bool = True) -> bytes:
+    """The stream the plugin writes: each report after its test's start."""
     head = [{"k": "collected", "n": len(records)}]
-    tail = [{"k": "finish", "status": 0}] if finished else []
-    return "".join(json.dumps(r) + "\n" for r in [*head, *records, *tail]).encode()
+    tail = [{"k": "finish", "status": 0, "counts": {}}] if finished else []
+    body = [
+        step
+        for r in records
+        for step in ([{"k": "start", "n": r["n"]}] if r["k"] == "report" else []) + [r]
+    ]
+    return "".join(json.dumps(r) + "\n" for r in [*head, *body, *tail]).encode()
 
 
 @pytest.mark.parametrize(
@@ -88,12 +94,23 @@ def test_collection_errors_starts_and_an_unfinished_run() -> None:
          "phase 'later'"),
         (b'{"k": "collected", "n": -1}', "n is not a count"),
         (b"[" * 100_000, "record 3 is not JSON"),
+        (b'{"k": "report", "n": "x", "ids": ["t.py::test_p[a"], "when": "call", "outcome": "passed"}',
+         "a report of a test that never started"),
+        (b'{"k": "finish", "status": 0, "counts": {}}', "a second end of the session"),
+        (b'{"k": "exit", "status": "ok"}', "status is not a count"),
     ],
 )  # fmt: skip
 def test_a_line_the_plugin_never_writes_is_refused(line: bytes, why: str) -> None:
     data = lines() + line + b"\n"
     with pytest.raises(RecordError, match=why.replace("[", r"\[")):
         read_records(data, [LISTED])
+
+
+def test_nothing_may_follow_the_process_s_end() -> None:
+    data = lines() + b'{"k": "exit", "status": 0}\n'
+    assert read_records(data, [LISTED]).exited == 0
+    with pytest.raises(RecordError, match="'start' after the process's end"):
+        read_records(data + b'{"k": "start", "n": "t.py::late"}\n', [LISTED])
 
 
 def test_a_run_that_asked_for_every_test_takes_every_id() -> None:

@@ -112,26 +112,13 @@ def test_candidates_only(repo: History) -> None:
     assert mined.row["test_patch"].startswith("diff --git a/tests/test_ops.py")
 
 
-# sympy's bin/test in miniature: each test function of the files it is given, one status line
-# each ("test_name ok" / "test_name F"), the format SWE-bench's sympy parser reads; a file
-# that does not import reports nothing, as a test that is not there.
-SYMPY_LIKE_RUNNER = """import importlib.util, sys
+# sympy's bin/test in miniature (its runner's library, whose reporter grading wraps): each test
+# function of the files it is given, "test_name ok" / "test_name F" with --verbose, the format
+# SWE-bench's sympy parser reads; a file that does not import reports no test.
+def sympy_like_runner() -> dict[str, str]:
+    from ..grading.sympy_like import runner_files
 
-for path in sys.argv[1:]:
-    spec = importlib.util.spec_from_file_location("t", path)
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception:
-        continue
-    for name in sorted(n for n in vars(module) if n.startswith("test_")):
-        try:
-            getattr(module, name)()
-        except Exception:
-            print(name, "F")
-        else:
-            print(name, "ok")
-"""
+    return {**runner_files(), "sympy/__init__.py": "from .utilities.runtests import test\n"}
 
 
 def test_a_repository_whose_own_runner_reports_its_tests(tmp_path: Path) -> None:
@@ -139,12 +126,12 @@ def test_a_repository_whose_own_runner_reports_its_tests(tmp_path: Path) -> None
 
     from ..bench.gitmirrors import BASE, FIXED_OPS, NEW_TEST, git, write
 
-    root = based(tmp_path / "acme__calc", {**BASE, "bin/test": SYMPY_LIKE_RUNNER})
+    root = based(tmp_path / "acme__calc", {**BASE, **sympy_like_runner()})
     test_file = (root / "tests/test_ops.py").read_text() + NEW_TEST
     write(root, {"calc/ops.py": FIXED_OPS, "tests/test_ops.py": test_file})
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "Make div return a true quotient: div(1, 2) returned 0")
-    spec = EnvSpec("acme/calc", "1.2", test_cmd="python bin/test", log_parser="sympy")
+    spec = EnvSpec("acme/calc", "1.2", test_cmd="python bin/test --verbose", log_parser="sympy")
     env = Environment(sys.executable, (".",), plugin_autoload=False, spec=spec)
     head = git(root, "rev-parse", "HEAD")
     mined = mine_change(root, head, Setup("acme/calc", tmp_path, SANDBOX, env=env))
