@@ -385,7 +385,7 @@ def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytest
         [
             "*harness fault in *-current: RuntimeError: workspace exploded*",
             "*toolpolicy decision*",
-            "*unmeasured items (harness fault, model error or infra error): 1*",
+            "*unmeasured items (harness fault or infra error): 1*",
             "not measured: 1 of 2 items",
             "*-current * error * harness fault: RuntimeError: workspace exploded",
         ]
@@ -433,7 +433,7 @@ def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(
         [
-            "*unmeasured items (harness fault, model error or infra error): 1*",
+            "*unmeasured items (harness fault or infra error): 1*",
             "*-current * infra_error * infra error: tests/test_api.py::test_get needs the network",
             "SKIPPED * *-current: infra error: tests/test_api.py::test_get needs the network",
         ]
@@ -454,7 +454,7 @@ def test_a_dead_endpoint_is_a_model_error_on_each_item(
     evals: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Nothing listens on the port: every item fails with the model error, the table still
-    prints, and no item is measured."""
+    prints, and every item is measured as the endpoint left it: not resolved, and counted."""
     import socket
 
     with socket.socket() as probe:  # a loopback port that was free a moment ago
@@ -476,7 +476,10 @@ def test_a_dead_endpoint_is_a_model_error_on_each_item(
         "-rf",
     )
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*: model error: *", "*unmeasured items*: 2*"])
+    result.stdout.fnmatch_lines(
+        ["*: model error: *", "*endpoint errors (the endpoint, not the arm, ended the run):"
+         " current 1, policy 1*"]
+    )  # fmt: skip
     assert "sk-test-not-a-key" not in result.stdout.str()
 
 

@@ -108,4 +108,6 @@ def test_recorded_model_errors_replay_as_themselves_with_the_endpoint_gone(
     after = pd.read_parquet(evals.path / "replayed" / "results.parquet")
     assert list(after["error"]) == list(before["error"])
     assert all("500" in e or "overloaded" in e for e in after["error"])
-    assert after["tokens_unknown"].all() and after["cost_usd"].isna().all()
+    assert after["tokens_unknown"].all() and (after["status"] == "model_error").all()
+    # what their answered calls cost (none answered); the failed call's spend is unknown
+    assert list(after["cost_usd"]) == list(before["cost_usd"]) == [0.0, 0.0]

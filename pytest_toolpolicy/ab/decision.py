@@ -12,17 +12,24 @@ label for any of them; an external agent's calls that are hidden, or that cannot
 many criteria were judged and why the others were not. Only the measures in
 ``measures.MAY_GO_UNOBSERVED`` can be: resolve, cost and tokens are always observable, so their
 unknowns still fail.
+
+An item the endpoint ended (``model_error``) is measured as not resolved, so no arm leaves the
+sample by failing there; but then the endpoint, not the arm, may have decided the verdict. So
+the rule is applied twice more, with each such item counted resolved for the candidate (its
+best case) and for current (its worst); where the two verdicts differ there is none: "no
+verdict: endpoint errors on N instances ... could change it" (:func:`endpoint_doubt`). Only
+resolve moves between the cases: the items' spend is what they spent either way.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from numbers import Integral
 
 import pandas as pd
 
-from .fmt import MINUS, limit, number, signed
+from .fmt import MINUS, limit, number, plural, signed
 from .measures import exact, unobservable
 
 SPEND_LIMIT = Fraction(3, 2)  # cost and tokens: candidate ≤ 1.5 × current
@@ -53,7 +60,9 @@ def _criterion(name: str, passed: bool, detail: str) -> Criterion:
 @dataclass(frozen=True)
 class Decision:
     adopt: bool
-    criteria: dict[str, Criterion]
+    criteria: dict[str, Criterion]  # as measured
+    # Why there is no verdict though the rule applies: endpoint errors could change it.
+    undecided: str | None = None
 
     @property
     def not_judged(self) -> list[Criterion]:
@@ -71,6 +80,8 @@ class Decision:
 
     @property
     def verdict(self) -> str:
+        if self.undecided:
+            return self.undecided
         note = f" ({self.judged_note})" if self.judged_note else ""
         if self.adopt:
             return "ADOPT" + note
@@ -136,8 +147,49 @@ def _no_regression(name: str, cand: Fraction | None, cur: Fraction | None, why: 
 
 
 def decide(candidate: pd.Series, current: pd.Series) -> Decision:
-    """Apply the rule to two rows of :func:`~pytest_toolpolicy.ab.measures.measures`."""
+    """Apply the rule to two rows of :func:`~pytest_toolpolicy.ab.measures.measures`; no
+    verdict where the endpoint's errors could change it (:func:`endpoint_doubt`)."""
+    decision = _decide(candidate, current)
+    doubt = endpoint_doubt(candidate, current)
+    return replace(decision, adopt=False, undecided=doubt) if doubt else decision
 
+
+def endpoint_doubt(candidate: pd.Series, current: pd.Series) -> str | None:
+    """Why the endpoint's errors could change the verdict (it differs with every such item
+    counted resolved for the candidate, and with every one counted resolved for current), or
+    None. The rows name their variants (``Series.name``) where they come from a table."""
+    mine, theirs = _model_errors(candidate), _model_errors(current)
+    if not mine and not theirs:
+        return None
+    best = _decide(_counted_resolved(candidate, mine), current)
+    worst = _decide(candidate, _counted_resolved(current, theirs))
+    if best.adopt == worst.adopt:
+        return None
+    name = str(candidate.name) if isinstance(candidate.name, str) else "the candidate"
+    ref = str(current.name) if isinstance(current.name, str) else "current"
+    return (
+        f"no verdict: endpoint errors on {plural(mine + theirs, 'instance')} ({ref} {theirs},"
+        f" {name} {mine}) could change it: counted resolved in {name}, {best.verdict};"
+        f" in {ref}, {worst.verdict}"
+    )
+
+
+def _model_errors(row: pd.Series) -> int:
+    """The row's items the endpoint ended (0 for a row from before they were measured)."""
+    value = row.get("model_errors")
+    return 0 if value is None or pd.isna(value) else int(value)
+
+
+def _counted_resolved(row: pd.Series, k: int) -> pd.Series:
+    """``row`` with ``k`` more of its items resolved."""
+    out = row.copy()
+    out["resolved"] = int(row["resolved"]) + k
+    if int(row["n"]):
+        out["resolve"] = out["resolved"] / int(row["n"])
+    return out
+
+
+def _decide(candidate: pd.Series, current: pd.Series) -> Decision:
     def pair(measure: str) -> tuple[Fraction | None, Fraction | None]:
         return exact(candidate, measure), exact(current, measure)
 

@@ -1,7 +1,11 @@
 """Spec §9's five measures (plus correct abstention), one row per variant.
 
-All variants are measured on the same instances: one whose item failed in any variant is
-excluded from every variant (and counted), so no comparison mixes two different samples. When that
+All variants are measured on the same instances: one whose item was not measured in any variant
+(a harness fault, grading that could not run here) is excluded from every variant (and counted),
+so no comparison mixes two different samples. An item the endpoint ended (status
+``model_error``) is measured, as not resolved, at what it spent, so an arm cannot leave the
+sample by failing there; each row counts such items (``model_errors``), and the decision rule
+gives no verdict where they could change it (:func:`.decision.endpoint_doubt`). When that
 leaves a variant nothing (one arm failed on every item, or the arms failed on different instances),
 its row shows its own measured items instead, marked ``sample == "own"``: what it did is still
 shown, and :mod:`.table` gives no verdict on such a row.
@@ -37,8 +41,10 @@ MAY_GO_UNOBSERVED = frozenset({"call_precision", "selection_accuracy"})
 # Which items a row measures: the sample shared by every variant; this variant's own measured items
 # (the shared sample left it none); or none at all (every item failed).
 SHARED, OWN, NONE = "shared", "own", "none"
+# The statuses a row is measured with: "model_error" as not resolved (the endpoint ended it).
+MEASURED = frozenset({"ok", "model_error"})
 COLUMNS = (
-    "arm", "gate", "model", "sample", "n", "n_errors", "cost_unknown",
+    "arm", "gate", "model", "sample", "n", "n_errors", "model_errors", "cost_unknown",
     "resolved", "resolve", "cost", "tokens", "tokens_total",
     "calls", "necessary", "calls_hidden", "precision_hidden", "agent", "call_precision", "sel_correct", "sel_attempted", "selection_accuracy",
     "labelled_hand", "labelled_derived", "unlabelled",
@@ -88,12 +94,23 @@ def run_keys(rows: pd.DataFrame) -> pd.Series:
     )
 
 
+def measured(rows: pd.DataFrame) -> pd.Series:
+    """Which rows are measured (``MEASURED``)."""
+    return rows["status"].isin(MEASURED)
+
+
+def resolved_as_measured(rows: pd.DataFrame) -> pd.Series:
+    """Each row's resolved flag as the measures read it: a model_error item never resolved."""
+    resolved = pd.to_numeric(rows["resolved"], errors="coerce").fillna(0).astype(bool)
+    return resolved & (rows["status"] != "model_error")
+
+
 def incomplete_instances(results: pd.DataFrame) -> set[tuple[object, ...]]:
-    """(instance, seed, trial) runs with an item that was not measured (a harness fault, a
-    model error), left out of every variant."""
+    """(instance, seed, trial) runs with an item that was not measured (a harness fault,
+    grading that could not run), left out of every variant."""
     if not len(results):
         return set()
-    return set(run_keys(results[results["status"] != "ok"]))
+    return set(run_keys(results[~measured(results)]))
 
 
 def _keys(rows: pd.DataFrame) -> pd.Series:
@@ -115,7 +132,7 @@ def unlabelled_instances(results: pd.DataFrame) -> set[object]:
     selection accuracy, so every variant is scored on the same labelled instances."""
     if not len(results):
         return set()
-    ok = results[results["status"] == "ok"]
+    ok = results[measured(results)]
     return set(ok.loc[label_sources(ok) == UNLABELLED, "instance_id"])
 
 
@@ -124,14 +141,15 @@ def _variant_row(
 ) -> dict[str, object]:
     # Every variant is measured on the same instances (spec §9: the identical sample), so an
     # instance with an unmeasured item anywhere is left out of all of them.
-    ok = rows[(rows["status"] == "ok") & ~_keys(rows).isin(excluded)]
+    ok = rows[measured(rows) & ~_keys(rows).isin(excluded)]
     labelled = ~ok["instance_id"].isin(unlabelled)
     sources = label_sources(ok)
     # An unlabelled instance's selections count in no variant: zeroed here, so the trial
-    # spreads below leave it out too.
+    # spreads below leave it out too. An item the endpoint ended resolved nothing.
     ok = ok.assign(
         selection_correct=ok["selection_correct"].where(labelled, 0),
         selection_attempted=ok["selection_attempted"].where(labelled, 0),
+        resolved=resolved_as_measured(ok),
     )
     n = len(ok)
     resolved = int(ok["resolved"].sum())
@@ -152,7 +170,8 @@ def _variant_row(
         "model": models[0] if len(models) == 1 else None,
         "sample": SHARED,
         "n": n,
-        "n_errors": int((rows["status"] != "ok").sum()),
+        "n_errors": int((~measured(rows)).sum()),
+        "model_errors": int((ok["status"] == "model_error").sum()),
         "cost_unknown": int(ok["cost_usd"].isna().sum()),
         "resolved": resolved,
         "resolve": _ratio(resolved, n),

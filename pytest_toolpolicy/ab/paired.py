@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .fmt import plural
-from .measures import OWN, RUN_KEYS, trials_of
+from .measures import OWN, RUN_KEYS, measured, resolved_as_measured, trials_of
 from .schema import repo_of
 from .stats import mcnemar_exact, paired_bootstrap
 
@@ -30,11 +30,12 @@ class Paired:
 
 
 def paired(results: pd.DataFrame, variant: str, reference: str, seed: int = 0) -> Paired:
-    """Only instances run without a harness fault in both variants count, so each pair is a like
-    for like comparison; unmatched items still count in the measures but not here. With several
-    repositories the intervals resample whole repositories; with several trials and one
-    repository, whole instances."""
-    ok = results[results["status"] == "ok"].assign(trial=lambda f: trials_of(f))
+    """Only instances measured in both variants count (an endpoint's model error as not
+    resolved, as in the measures), so each pair is a like for like comparison; unmatched items
+    still count in the measures but not here. With several repositories the intervals resample
+    whole repositories; with several trials and one repository, whole instances."""
+    ok = results[measured(results)]
+    ok = ok.assign(trial=trials_of(ok), resolved=resolved_as_measured(ok))
     if "repo" not in ok or ok["repo"].isna().any():
         ok = ok.assign(repo=ok["instance_id"].map(repo_of))
     cols = [*PAIR_KEYS, "repo", "resolved", "cost_usd", "tokens"]
@@ -72,7 +73,8 @@ def paired(results: pd.DataFrame, variant: str, reference: str, seed: int = 0) -
 
 
 NOTHING_MEASURED = "no decision: no item was measured"
-# The causes an error text names (row.py, the session's harness faults: schema.py's "error").
+# The causes an error text names (row.py, the session's harness faults: schema.py's "error";
+# "model error" in results saved when an endpoint's error left its item unmeasured).
 CAUSES = ("model error", "harness fault", "infra error")
 
 
@@ -84,7 +86,7 @@ def _cause(status: object, error: object) -> str:
 
 def failure_causes(rows: pd.DataFrame) -> str:
     """The unmeasured items of ``rows`` by cause, most common first: "3 model errors, 1 infra error"."""
-    failed = rows[rows["status"] != "ok"]
+    failed = rows[~measured(rows)]
     causes = Counter(_cause(s, e) for s, e in zip(failed["status"], failed["error"], strict=True))
     return ", ".join(plural(count, cause) for cause, count in causes.most_common())
 

@@ -129,8 +129,8 @@ def resolved_by_group(rows: Iterable[Mapping[str, Any]]) -> list[tuple[str, int,
     for row in rows:
         name = _group(str(row.get("variant") or row.get("arm") or "?"))
         c = counts.setdefault(name, [0, 0])
-        if row.get("status") == "ok":
-            c[0] += row.get("resolved") is True
+        if row.get("status") in ("ok", "model_error"):  # an endpoint's error: not resolved
+            c[0] += row.get("status") == "ok" and row.get("resolved") is True
             c[1] += 1
     first = ("current", "policy", "candidates", "ablations")
     order = [g for g in first if g in counts] + sorted(g for g in counts if g not in first)
@@ -172,7 +172,8 @@ def summary_line(
         parts[0] += f", {running} running"
     groups = resolved_by_group(rows)
     parts.append("resolved " + (", ".join(f"{g} {r}/{n}" for g, r, n in groups) or "none yet"))
-    unmeasured = sum(row.get("status") != "ok" for row in rows)
+    # An endpoint's model error is measured (not resolved): only the rest is not.
+    unmeasured = sum(row.get("status") not in ("ok", "model_error") for row in rows)
     if unmeasured:
         parts.append(f"{unmeasured} not measured")
     parts.append(spend(rows))

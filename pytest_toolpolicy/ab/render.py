@@ -40,6 +40,8 @@ COMPACT = (
     "false-abst",
 )  # fmt: skip
 PASS_K = "pass^k"  # a column of its own only when instances ran several trials
+# Items the endpoint ended, measured as not resolved: a column only when there are any
+ENDPOINT_ERRORS = "endpoint-err"
 # A row not on the shared sample says so where it is read first: its name.
 SAMPLE_LABELS = {OWN: " (own items, unpaired)", NONE: " (none measured)"}
 UNDECIDED = ("no decision", "no paired verdict", "no verdict")
@@ -137,12 +139,18 @@ def _trials(table: pd.DataFrame) -> int:
     return int(values.max()) if len(values.dropna()) else 1
 
 
+def _model_errors(table: pd.DataFrame) -> bool:
+    """Any variant has items the endpoint ended (a table from before the count: none)."""
+    return "model_errors" in table and any(_count(v) for v in table["model_errors"])
+
+
 def compact_header(table: pd.DataFrame) -> list[str]:
-    return [*COMPACT, PASS_K] if _trials(table) > 1 else list(COMPACT)
+    several, errors = _trials(table) > 1, _model_errors(table)
+    return [*COMPACT, *([PASS_K] if several else []), *([ENDPOINT_ERRORS] if errors else [])]
 
 
 def compact_rows(table: pd.DataFrame) -> list[list[str]]:
-    several = _trials(table) > 1
+    several, errors = _trials(table) > 1, _model_errors(table)
     return [
         [
             str(variant) + SAMPLE_LABELS.get(str(r.get("sample")), ""),
@@ -154,6 +162,7 @@ def compact_rows(table: pd.DataFrame) -> list[list[str]]:
             _frac(r["abstention"], r["abstained_correct"], r["underspecified"]),
             _frac(r["false_abstention"], r["abstained_false"], r["resolvable"]),
             *([_frac(r["pass_k"], r["passed_all"], r["instances"])] if several else []),
+            *([f"{_count(r['model_errors'])}/{_count(r['n'])}"] if errors else []),
         ]
         for variant, r in table.iterrows()
     ]
@@ -350,34 +359,46 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
             f"counterfactual reruns (not in the measures): ${cf['cf_cost_usd']:.4f}, "
             f"{int(cf['cf_model_calls'])} model calls, {int(cf['cf_tool_executions'])} tool executions"
         )
+    if _model_errors(table):
+        shown = ", ".join(f"{v} {_count(r['model_errors'])}" for v, r in table.iterrows())
+        lines.append(
+            f"endpoint errors (the endpoint, not the arm, ended the run): {shown}; each measured"
+            " as not resolved, its instance kept in every variant, and no verdict where counting"
+            " them resolved could change it"
+        )
     errors = int(table["n_errors"].sum())
     if errors and (table["sample"] == OWN).any():
         lines.append(
-            f"unmeasured items (harness fault, model error or infra error): {errors}; no instance"
+            f"unmeasured items (harness fault or infra error): {errors}; no instance"
             " was measured in every variant, so a row marked unpaired shows its own measured items"
             " and no verdict compares them"
         )
     elif errors:
         lines.append(
-            f"unmeasured items (harness fault, model error or infra error): {errors}; their instances are"
+            f"unmeasured items (harness fault or infra error): {errors}; their instances are"
             " left out of every variant's measures, so all variants share one sample"
         )
     return lines
 
 
 def failure_lines(results: pd.DataFrame, limit: int = 20) -> list[str]:
-    """What was not measured and why, one aligned line per item (the first ``limit``)."""
+    """What was not measured and why, and what the endpoint ended (measured as not resolved),
+    one aligned line per item (the first ``limit``)."""
     if not len(results) or "status" not in results:
         return []
     failed = results[results["status"] != "ok"]
     if not len(failed):
         return []
+    ended = int((failed["status"] == "model_error").sum())
     rows = [["item", "status", "error"]]
     for _, r in failed.head(limit).iterrows():
         error = str(r.get("error") or "").strip().splitlines() or [""]
         reason = error[0] if len(error[0]) <= 160 else error[0][:159] + "\u2026"
         rows.append([item_of(r), str(r["status"]), reason])
-    lines = [f"not measured: {len(failed)} of {len(results)} items", *_aligned(rows)]
+    head = f"not measured: {len(failed) - ended} of {len(results)} items"
+    if ended:
+        head += f"; ended by the endpoint (measured as not resolved): {ended}"
+    lines = [head, *_aligned(rows)]
     if len(failed) > limit:
         lines.append(f"... and {len(failed) - limit} more (results.parquet has them all)")
     return lines

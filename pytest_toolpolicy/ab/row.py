@@ -53,6 +53,7 @@ class Source:
     grade: dict[str, Any]  # {} when not graded
     status: str
     error: str | None
+    cost_usd: float | None  # the spend the row measures (see ``_spent``)
     replies: int
     replies_parsed: int
     calls: int
@@ -83,11 +84,12 @@ def source_of(
         ],
         cf=meta.get("counterfactual") or {},
         grade=grade_,
-        # A model error or an infrastructure failure of grading (an environment that cannot
-        # install, a test that needs the network) measured nothing: the row is kept and shown,
-        # and its instance is left out of both arms.
+        # An infrastructure failure of grading (an environment that cannot install, a test
+        # that needs the network) measured nothing: the row is kept and shown, and its instance
+        # is left out of every arm. An endpoint's model error is measured, as not resolved.
         status=_status(trajectory, grade_),
-        error=_model_error(trajectory) or _infra_error(grade_),
+        error=_infra_error(grade_) or _model_error(trajectory),
+        cost_usd=_spent(trajectory),
         replies=replies,
         replies_parsed=parsed,
         calls=len(counterfactual.executed_calls(trajectory)),
@@ -129,9 +131,24 @@ def error_row(spec: ItemSpec, harness_meta: dict[str, Any], error: str) -> dict[
 
 
 def _status(trajectory: Trajectory, grade_: dict[str, Any]) -> str:
-    if trajectory.outcome.outcome == "model_error":
-        return "error"
-    return "infra_error" if grade_.get("status") == "infra_error" else "ok"
+    if grade_.get("status") == "infra_error":
+        return "infra_error"
+    return "model_error" if trajectory.outcome.outcome == "model_error" else "ok"
+
+
+def _spent(trajectory: Trajectory) -> float | None:
+    """The run's spend: None when any call's cost is unknown, except that a run the endpoint
+    ended (``model_error``) is measured at what its answered calls cost, the failed call's own
+    unknown spend not in it (as its tokens are not: ``tokens_unknown`` says so)."""
+    if trajectory.outcome.outcome != "model_error":
+        return trajectory.cost_usd
+    costs = [
+        r.get("cost_usd")
+        for t in trajectory.turns
+        for r in (t.completion, *t.extra_selections)
+        if r and not (r.get("error") and r.get("cost_usd") is None)
+    ]
+    return None if any(c is None for c in costs) else float(sum(c for c in costs if c is not None))
 
 
 def _infra_error(grade_: dict[str, Any]) -> str | None:

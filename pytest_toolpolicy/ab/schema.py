@@ -4,12 +4,19 @@ Everything downstream of the runs (measures, statistics, the §9 decision and ab
 decision table, the notebook) reads only these columns, so this file is the contract between the
 runner that produces rows and the pure functions that judge them.
 
-Harness faults and model errors (``status == "error"``) and items whose grading could not run
-here (``"infra_error"``: an environment that does not install, tests that need the network) are
-kept as rows so they are counted and reported, but they are excluded from every measure: a
-crashed harness or an ungradable instance says nothing about the arm. Such a row
-may carry only its identity, ``status`` and ``error`` (``results.conform`` gives a frame every
-column), and every text cell is valid UTF-8 (a lone surrogate is stored as its escape).
+Harness faults (``status == "error"``) and items whose grading could not run here
+(``"infra_error"``: an environment that does not install, tests that need the network) are kept
+as rows so they are counted and reported, but they are excluded from every measure: a crashed
+harness or an ungradable instance says nothing about the arm. Such a row may carry only its
+identity, ``status`` and ``error`` (``results.conform`` gives a frame every column), and every
+text cell is valid UTF-8 (a lone surrogate is stored as its escape).
+
+An item the endpoint ended (``"model_error"``: a 5xx, a timeout, no connection, a replay miss) is
+measured, as not resolved, at what it spent, and its instance stays in every variant; the
+decision table counts such items per variant, and gives no verdict where counting them resolved
+instead could change it (``decision.endpoint_doubt``). A request the endpoint refused as bad is
+the arm's own failure: its item is ``"ok"``, ended ``budget_exhausted``. (Results saved before
+this kept endpoint errors as ``"error"`` with a ``"model error: ..."`` reason, left out.)
 
 The counterfactual reruns (``cf_*``) that decide which calls were necessary spend money and
 tokens of their own; that spend is reported apart and never enters the five measures.
@@ -120,19 +127,23 @@ SPECS: tuple[Column, ...] = (
     ),
     Column(
         "status",
-        'str — "ok"; "error": a harness fault or a model error; "infra_error": grading'
-        " could not run here (not measured, and its instance is left out of every arm)",
+        'str — "ok"; "model_error": the endpoint ended the run (a 5xx, a timeout, no'
+        " connection, an auth failure, a malformed reply, a replay miss): measured as not"
+        ' resolved, its instance kept in every arm; "error": a harness fault; "infra_error":'
+        " grading could not run here (neither of these two measured, and the instance is left"
+        " out of every arm)",
         lambda s: s.status,
     ),
     Column(
         "error",
-        "str or None — why the item was not measured"
-        ' ("harness fault: ...", "model error: ...", "infra error: ...")',
+        "str or None — why the item was not measured, or (model_error) why it was measured"
+        ' as not resolved ("harness fault: ...", "infra error: ...", "model error: ...")',
         lambda s: s.error,
     ),
     Column(
         "resolved",
-        "bool — the graded FAIL_TO_PASS and PASS_TO_PASS tests pass",
+        "bool — the graded FAIL_TO_PASS and PASS_TO_PASS tests pass (a model_error item is"
+        " measured as not resolved whatever its workspace graded)",
         lambda s: bool(s.grade.get("resolved")),
     ),
     Column(
@@ -148,8 +159,18 @@ SPECS: tuple[Column, ...] = (
         lambda s: json.dumps(list(s.grade.get("flagged") or [])),
     ),
     Column(
+        "grade_tampering",
+        "str — JSON list: why the run's word could not be trusted, each a reason; any entry"
+        " leaves the instance unresolved: product code the model changed that reaches into the"
+        ' harness ("<path>: reaches into the harness (...)"), or the run\'s own signals'
+        " disagreeing (exit status, pytest's summary, the runner's log against its reporter)",
+        lambda s: json.dumps(list(s.grade.get("tampering") or [])),
+    ),
+    Column(
         "outcome",
-        "str — how the loop ended: stop, ask_user, budget_exhausted, model_error",
+        "str — how the loop ended: stop, ask_user, budget_exhausted (a cap, or the arm's own"
+        " failure: a crash, a request the endpoint or the bridge refused), model_error (the"
+        " endpoint's failure)",
         lambda s: s.trajectory.outcome.outcome,
     ),
     Column(
@@ -159,8 +180,10 @@ SPECS: tuple[Column, ...] = (
     ),
     Column(
         "cost_usd",
-        "float — model spend in $; NaN when unknown (an unpriced model, a failed call)",
-        lambda s: _nan_if_none(s.trajectory.cost_usd),
+        "float — model spend in $; NaN when unknown (an unpriced model, a failed call); a"
+        " model_error item's is what its answered calls cost (the failed call's own spend is"
+        " unknown and not in it, as tokens_unknown says); a refused request costs $0",
+        lambda s: _nan_if_none(s.cost_usd),
     ),
     Column(
         "tokens",

@@ -254,7 +254,7 @@ class ABSession:
             row = error_row(spec, self.row_meta, f"harness fault: {reason}")
             row["traceback"] = traceback.format_exc(limit=-12)
             return row, None, f"harness fault in {spec.id}: {reason}"
-        if row["status"] == "error":  # a model error: nothing was measured
+        if row["status"] == "model_error":  # the endpoint failed: measured, and reported
             return row, trajectory, f"{spec.id}: {row['error']}"
         return row, trajectory, None
 

@@ -55,9 +55,10 @@ def _judge(variant: str, m: pd.DataFrame, unpaired: tuple[str, str | None]) -> d
         out |= {
             f"pass_{c.name}": c.passed if c.judged else None for c in decision.criteria.values()
         }
-        out |= {"verdict": decision.verdict, "details": "; ".join(
-            c.detail for c in decision.criteria.values()
-        )}  # fmt: skip
+        details = "; ".join(c.detail for c in decision.criteria.values())
+        if decision.undecided:  # the criteria as measured: each endpoint error not resolved
+            details = f"as measured (endpoint errors not resolved): {details}"
+        out |= {"verdict": decision.verdict, "details": details}
         out |= _judged_columns([c.name for c in decision.not_judged], decision.judged_note)
         if variant != "policy" and "policy" in m.index:
             policy = row_of(m, "policy")

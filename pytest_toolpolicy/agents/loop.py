@@ -2,16 +2,19 @@
 loop, its trajectory built from what passed through the bridge.
 
 Each model call the agent made is a turn: the messages it sent, the completion it got (the
-endpoint's usage and the price table's cost), or the refusal or model error it was told. What
-the agent did between calls is its own affair unless it reports its steps; a command agent's
-are not visible, so its trajectory says ``calls_observable: false`` and the measures that need
-them (call precision, selection accuracy) are reported as not observable, never as 0 or 1.
+endpoint's usage and the price table's cost), or the refusal or model error it was told (a
+refusal cost nothing; a model error's spend is unknown). What the agent did between calls is
+its own affair unless it reports its steps; a command agent's are not visible, so its
+trajectory says ``calls_observable: false`` and the measures that need them (call precision,
+selection accuracy) are reported as not observable, never as 0 or 1.
 
 How the run ended: a limit the bridge enforced, or the wall time, is ``budget_exhausted`` with
-the limit named; a last call that failed at the model is ``model_error`` (the item measured
-nothing); an agent that finished (exit 0, or mini-swe-agent's ``Submitted``) is ``stop``; one
-that ended otherwise (a crash, its own step limit, a format its model never kept) is
-``budget_exhausted`` with its status — never an abstention. Either way what it left in the
+the limit named; a last call the endpoint failed (its own fault: a 5xx, a timeout, a replay
+miss) is ``model_error``; an agent that finished (exit 0, or mini-swe-agent's ``Submitted``) is
+``stop``; one that ended otherwise (a crash, its own step limit, a format its model never kept,
+a last request refused as its own mistake, by the bridge or the endpoint) is
+``budget_exhausted`` with its status — never an abstention, never a ``model_error``: an agent
+cannot leave the measures by sending what the endpoint refuses. Either way what it left in the
 workspace is graded.
 """
 
@@ -98,6 +101,8 @@ class ExternalLoop:
                 "agent_output": run.output[-OUTPUT_TAIL:],
                 "agent_seconds": run.seconds,
                 "agent_notes": list(run.notes),
+                # its own requests the bridge or the endpoint refused (each one of its turns)
+                "agent_refused": sum(1 for e in run.exchanges if e.fault == "request"),
                 "calls_observable": launch.observable,
                 # no call of an external agent can be removed and the run replayed, so which
                 # of its calls were necessary is never known
@@ -175,14 +180,16 @@ def _turn(exchange: Exchange, steps: list[dict[str, Any]]) -> Turn:
     if exchange.completion is not None:
         completion: dict[str, Any] = exchange.completion.record()
     else:
-        # A model error was sent and failed: its tokens and cost unknown, never a silent zero.
-        # A call the bridge refused (a limit, tools offered) never reached the model: nothing.
-        sent = (exchange.error or "").startswith("model error")
+        # The endpoint failed a call it was sent: its tokens and cost unknown, never a silent
+        # zero. A refused request (by the bridge, or by the endpoint before any generation) or
+        # a limit's refusal spent nothing.
+        sent = exchange.fault == "endpoint"
         completion = {"text": "", "error": exchange.error, "cost_usd": None if sent else 0.0,
                       "latency_s": exchange.seconds, "model": "", "replayed": False, "extra": {},
                       "usage": {"prompt_tokens": 0, "completion_tokens": 0,
                                 "cached_prompt_tokens": 0, "estimated": False,
-                                "missing": sent, "total_tokens": 0}}  # fmt: skip
+                                "missing": sent, "total_tokens": 0},
+                      "blame": exchange.fault}  # fmt: skip
     executed = tuple(ToolCall(str(s.get("tool", "bash")), _args(s.get("args"))) for s in steps)
     return Turn(
         index=exchange.index,
@@ -203,19 +210,17 @@ def _outcome(run: ExternalRun) -> Outcome:
             "budget_exhausted", {"reason": f"limit: {run.stopped}", "limit": run.stopped}
         )
     last = run.exchanges[-1] if run.exchanges else None
-    if (
-        last is not None
-        and last.completion is None
-        and (last.error or "").startswith("model error")
-    ):
+    if last is not None and last.fault == "endpoint":
         return Outcome("model_error", {"reason": last.error})
     ended = [s["exit_status"] for s in run.steps if "exit_status" in s]
     status = ended[-1] if ended else None
     if (status is None and run.exit_code == 0) or status in FINISHED:
         return Outcome("stop", {"reason": f"the agent finished ({status or 'exit 0'})"})
-    # Not its own decision to stop (a crash, its own step limit, a format it never kept): no
-    # abstention, whatever it left in the workspace.
+    # Not its own decision to stop (a crash, its own step limit, a format it never kept, a
+    # request of its own refused): no abstention, whatever it left in the workspace.
     why = status or f"exit {run.exit_code}"
+    if last is not None and last.fault == "request":
+        why += f"; its last request was refused: {last.error}"
     return Outcome(
         "budget_exhausted",
         {"reason": f"the agent ended without finishing: {why}", "output_tail": run.output[-800:]},

@@ -72,9 +72,10 @@ class CurrentLoop:
             try:
                 completion = self.model.complete(request)
             except ModelError as exc:
-                # The failed attempt's tokens and cost: unknown, never a silent zero.
+                # The failed attempt's tokens and cost: unknown, never a silent zero (a refused
+                # request's: none spent).
                 turns.append(Turn(index=index, prompt=prompt, completion=exc.record()))
-                outcome = Outcome("model_error", {"reason": str(exc)})
+                outcome = _failed(exc)
                 break
             budget = budget.charge(completion)
             messages.append({"role": "assistant", "content": completion.text})
@@ -143,6 +144,14 @@ class CurrentLoop:
                 Observation(call.tool, target_of(call), summarize(call, envelope), envelope)
             )
         return observations, results, None, suppressed
+
+
+def _failed(exc: ModelError) -> Outcome:
+    """The endpoint's failure is a ``model_error``; a request of the arm's own that the
+    endpoint refused (a prompt past the context) ends the run as the arm's failure, measured."""
+    if exc.blame == "request":
+        return Outcome("budget_exhausted", {"reason": f"the arm's request was refused: {exc}"})
+    return Outcome("model_error", {"reason": str(exc)})
 
 
 def summarize(call: ToolCall, envelope: Envelope) -> str:

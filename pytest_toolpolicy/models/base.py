@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
+
+# Whose fault a failed call is: the request's (the endpoint refused what it was sent, an HTTP
+# 4xx about the request itself: the caller's failure, measured as such) or the endpoint's (it
+# could not answer: a 5xx, a timeout, no connection, an auth failure, a malformed reply, a
+# replay miss; the item measured nothing of its arm).
+Blame: TypeAlias = Literal["request", "endpoint"]
 
 
 @dataclass(frozen=True)
@@ -85,22 +91,31 @@ class Completion:
 class ModelError(Exception):
     """The model could not answer (retries exhausted, a malformed body, a replay miss...).
 
-    The loop records it as a ``model_error`` outcome with this message and goes on with the next
-    item. Messages never carry an API key. ``usage`` is what the failed call consumed where the
-    server reported it (a malformed body that still carried usage); None means unknown, never
-    zero: a timed-out generation spent tokens nobody counted.
+    ``blame`` says whose failure it is (``Blame``), set where the error is classified: an
+    endpoint's error is the loop's ``model_error`` outcome with this message; a request the
+    endpoint refused ends the run as the caller's own failure, measured. Messages never carry
+    an API key. ``usage`` is what the failed call consumed where the server reported it (a
+    malformed body that still carried usage); None means unknown, never zero: a timed-out
+    generation spent tokens nobody counted.
     """
 
-    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+    def __init__(
+        self, message: str, *, usage: Usage | None = None, blame: Blame = "endpoint"
+    ) -> None:
         super().__init__(message)
         self.usage = usage
+        self.blame: Blame = blame
 
     def record(self) -> dict[str, Any]:
         """The failed attempt as a turn's completion record: its tokens where known, else
-        flagged ``missing``, and an unknown cost, so a failed call never reads as $0."""
-        usage = self.usage or Usage(missing=True)
-        data: dict[str, Any] = {"text": "", "usage": asdict(usage), "cost_usd": None}
+        flagged ``missing``, and an unknown cost, so a failed call never reads as $0. A
+        refused request is answered before any generation: nothing spent, $0."""
+        refused = self.blame == "request"
+        usage = self.usage or Usage(missing=not refused)
+        cost = 0.0 if refused and self.usage is None else None
+        data: dict[str, Any] = {"text": "", "usage": asdict(usage), "cost_usd": cost}
         data["error"] = str(self)
+        data["blame"] = self.blame
         data["usage"]["total_tokens"] = usage.total_tokens
         return data
 
@@ -110,3 +125,17 @@ class Model(Protocol):
     name: str
 
     def complete(self, request: ModelRequest) -> Completion: ...
+
+
+@runtime_checkable
+class Priced(Protocol):
+    """A model that can say what a usage would cost before the call (a wrapper asks what it
+    wraps), so a cap can refuse a call it cannot afford instead of paying it first."""
+
+    def cost_of(self, usage: Usage) -> float | None: ...
+
+
+def cost_of(model: object, usage: Usage) -> float | None:
+    """What ``usage`` would cost at ``model``'s price; None where unknown (no price, or a
+    model that cannot say, such as a replay with nothing behind it)."""
+    return model.cost_of(usage) if isinstance(model, Priced) else None

@@ -15,8 +15,8 @@ their own fresh answer; the file keeps whichever was stored first.)
 A served completion keeps its original usage, cost and latency and is flagged ``replayed=True``,
 so reports can show what a run would have cost live and, apart, what it spent.
 
-A call that raised ``ModelError`` is recorded too, as an error entry (its message and usage), and
-the error is raised on. ``replay`` raises it again, the same message and usage, so a replayed run
+A call that raised ``ModelError`` is recorded too, as an error entry (its message, usage and
+blame), and the error is raised on. ``replay`` raises it again, the same message and usage, so a replayed run
 fails where the recorded one did rather than on a replay miss. ``record`` does not serve an error
 entry: it calls the model again, and a completion (or the new error) takes the entry's place. A
 recorded completion is never replaced, by an error or anything else.
@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
 from .. import jsonsafe
-from .base import Completion, Model, ModelError, ModelRequest
+from .base import Completion, Model, ModelError, ModelRequest, Usage, cost_of
 from .cachefile import CacheEntry, CacheEntryError, CacheError, CacheFile
 from .tool_layer import tool_layer
 
@@ -119,6 +119,10 @@ class CachedModel:
     ) -> Dispatch:
         """The wrapped model's tool layer: a wrapper changes requests, never the tools."""
         return tool_layer(self._inner, dispatch, arm=arm, item=item, workspace=workspace)
+
+    def cost_of(self, usage: Usage) -> float | None:
+        """The wrapped model's price for ``usage``; None when replaying without one."""
+        return cost_of(self._inner, usage)
 
     @property
     def stats(self) -> CacheStats:

@@ -13,7 +13,10 @@ Schema (version 1)::
 * a completion: the ``Completion``'s fields minus ``replayed`` (``{"cost_usd": ..., "extra":
   ..., "latency_s": ..., "model": ..., "text": ..., "usage": {...}}``);
 * an error entry, a call that raised ``ModelError``: ``{"error": "<message>", "usage": {...}}``,
-  the message exactly and the usage the server reported, or ``"usage": null`` where unknown.
+  the message exactly and the usage the server reported, or ``"usage": null`` where unknown;
+  and ``"error_blame": "request"`` when the endpoint refused the request itself (absent: the
+  endpoint's fault, as every entry written before the key existed), so a replayed refusal is
+  the caller's failure as the recorded one was.
   Its text starts with ``{"error": `` (no completion's does, ``cost_usd`` sorts first), which
   is how both this module and the SQL that writes over an error entry tell the two apart.
 
@@ -43,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe
-from .base import Completion, ModelError, Usage
+from .base import Blame, Completion, ModelError, Usage
 from .usage import check_usage
 
 SCHEMA_VERSION = 1
@@ -88,10 +91,13 @@ class CacheEntry:
     completion: Completion | None  # None for an error entry
     error: str | None = None  # an error entry's ModelError message, else None
     error_usage: Usage | None = None  # what the failed call consumed; None: unknown (or no error)
+    error_blame: Blame = "endpoint"  # whose fault the recorded error was
 
     def model_error(self) -> ModelError | None:
         """The recorded error as a fresh ``ModelError``; None for a completion."""
-        return None if self.error is None else ModelError(self.error, usage=self.error_usage)
+        if self.error is None:
+            return None
+        return ModelError(self.error, usage=self.error_usage, blame=self.error_blame)
 
 
 class CacheFile:
@@ -201,7 +207,7 @@ class CacheFile:
             if error is None:
                 yield CacheEntry(key, model, asked, completion)
             else:
-                yield CacheEntry(key, model, asked, None, str(error), error.usage)
+                yield CacheEntry(key, model, asked, None, str(error), error.usage, error.blame)
 
     def _entry(self, key: str, text: str) -> tuple[Completion, None] | tuple[None, ModelError]:
         try:
@@ -263,8 +269,11 @@ def _dump(completion: Completion) -> str:
 
 def _dump_error(error: ModelError) -> str:
     usage = None if error.usage is None else asdict(error.usage)
+    data: dict[str, Any] = {"error": str(error), "usage": usage}
+    if error.blame == "request":  # sorts after "error": the entry's prefix is unchanged
+        data["error_blame"] = "request"
     # Exact, like a reply: the replayed message is the recorded one, lone surrogates included.
-    return jsonsafe.exact({"error": str(error), "usage": usage}, sort_keys=True)
+    return jsonsafe.exact(data, sort_keys=True)
 
 
 def _load_entry(text: str) -> tuple[Completion, None] | tuple[None, ModelError]:
@@ -276,7 +285,10 @@ def _load_entry(text: str) -> tuple[Completion, None] | tuple[None, ModelError]:
         if not isinstance(data.get("error"), str):
             raise ValueError("'error' is not a string")
         usage = None if data.get("usage") is None else _usage(data["usage"])
-        return None, ModelError(data["error"], usage=usage)
+        blame = data.get("error_blame", "endpoint")
+        if blame not in ("request", "endpoint"):
+            raise ValueError("'error_blame' is neither 'request' nor 'endpoint'")
+        return None, ModelError(data["error"], usage=usage, blame=blame)
     return _load(data), None
 
 

@@ -1,4 +1,5 @@
-"""What went wrong with an OpenAI-compatible call, as one line a report can show.
+"""What went wrong with an OpenAI-compatible call, as one line a report can show, and whose
+fault it was (``blame_of``).
 
 Every text from outside passes through ``scrub`` before it is clipped (a clipped key would no
 longer match): the SDK's messages quote response bodies, and a misbehaving server may echo a
@@ -12,12 +13,17 @@ import re
 
 import openai
 
+from .base import Blame
 from .http_bounds import BoundExceeded
 from .usage import UsageError
 
 REDACTED = "[REDACTED]"
 _BEARER = re.compile(r"(?i)\bbearer\s+[^\s'\",}]+")
 _DETAIL_CHARS = 300
+# The 4xx an endpoint answers whatever the request said: a key or a proxy it refuses (401,
+# 403, 407), a model or path the session named wrong (404), a timeout or conflict the SDK
+# retries (408, 409), a rate limit (429). Any other 4xx is about the request itself.
+_ENDPOINT_4XX = frozenset({401, 403, 404, 407, 408, 409, 429})
 
 
 class MalformedResponse(ValueError):
@@ -68,6 +74,16 @@ def describe_failure(
     if isinstance(exc, json.JSONDecodeError):
         return f"malformed response: the body is not JSON ({exc.msg} at char {exc.pos})"
     return f"malformed response: {type(exc).__name__}: {_clip(str(exc), secret)}"
+
+
+def blame_of(exc: Exception) -> Blame:
+    """``"request"`` for an HTTP 4xx about the request itself (a parameter out of range, a
+    prompt past the context: the caller's failure), else ``"endpoint"``."""
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        if 400 <= status < 500 and status not in _ENDPOINT_4XX:
+            return "request"
+    return "endpoint"
 
 
 def _retries_taken(exc: Exception, max_retries: int) -> int:

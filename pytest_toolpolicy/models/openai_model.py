@@ -3,8 +3,10 @@
 OpenAI, DeepSeek, vLLM, a llama.cpp server and Ollama all speak this API. The SDK retries 429,
 408/409, 5xx, timeouts and connection errors ``max_retries`` times with exponential backoff
 (0.5 s doubling, at most 8 s, with jitter) or the server's ``retry-after(-ms)`` when that is at
-most 2 minutes; past that, a ``ModelError`` names the reason. ``latency_s`` is the wall time of
-the whole call, retries included.
+most 2 minutes; past that, a ``ModelError`` names the reason. A 4xx about the request itself
+(a parameter out of range, a prompt past the context) is not retried, and its ``ModelError`` is
+blamed on the request (``openai_errors.blame_of``): the caller's failure, not the endpoint's.
+``latency_s`` is the wall time of the whole call, retries included.
 
 ``timeout`` is a deadline for the whole call: connecting, every read and write, and every retry
 together (a retry whose wait would cross it is not waited for). Each response body is read with
@@ -32,9 +34,9 @@ from urllib.parse import urlsplit
 import openai
 
 from .. import limits
-from .base import Completion, ModelError, ModelRequest, Usage
+from .base import Blame, Completion, ModelError, ModelRequest, Usage
 from .http_bounds import BoundedHTTPClient, BoundedOpenAI, bounded_call, check_depth
-from .openai_errors import MalformedResponse, describe_failure, scrub
+from .openai_errors import MalformedResponse, blame_of, describe_failure, scrub
 from .prices import PriceTable
 from .usage import usage_from
 
@@ -106,6 +108,7 @@ class OpenAIModel:
         cap = limits.current().response_bytes  # read per call: TOOLPOLICY_LIMITS may change
         started = time.perf_counter()
         failure = None
+        blame: Blame = "endpoint"
         response: Any = None
         try:
             with bounded_call(self.timeout, cap):
@@ -119,13 +122,16 @@ class OpenAIModel:
                 timeout=self.timeout,
                 api_key_env=self.api_key_env,
             )
+            blame = blame_of(exc)
         latency = time.perf_counter() - started
         # Raised outside the handler, so the SDK's exception (holding the request and its
         # Authorization header) is not chained to ours.
         if failure is not None:
             # A body that arrived but could not be read may still say what it consumed.
             raise ModelError(
-                scrub(f"{self.name} at {self.base_url}: {failure}", key), usage=_spent(response)
+                scrub(f"{self.name} at {self.base_url}: {failure}", key),
+                usage=_spent(response),
+                blame=blame,
             )
         scrubbed: dict[str, Any] = {name: scrub(value, key) for name, value in extra.items()}
         tokens = _logprobs(response)
@@ -142,6 +148,10 @@ class OpenAIModel:
             model=self.name,
             extra=scrubbed,
         )
+
+    def cost_of(self, usage: Usage) -> float | None:
+        """What ``usage`` would cost here (the price table's, as a completion is priced)."""
+        return self.prices.cost(self.model, usage)
 
     def _api_key(self) -> str:
         key = os.environ.get(self.api_key_env, "")

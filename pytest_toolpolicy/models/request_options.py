@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .base import Completion, Model, ModelRequest
+from .base import Completion, Model, ModelRequest, Usage, cost_of
 from .tool_layer import tool_layer
 
 if TYPE_CHECKING:
@@ -61,6 +61,9 @@ class OptionedModel:
 
     def complete(self, request: ModelRequest) -> Completion:
         return self.inner.complete(self.options.apply(request))
+
+    def cost_of(self, usage: Usage) -> float | None:
+        return cost_of(self.inner, usage)
 
     def tool_layer(
         self, dispatch: Dispatch, *, arm: str, item: str, workspace: Workspace | None

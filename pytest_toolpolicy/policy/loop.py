@@ -334,6 +334,10 @@ def _turn(fields: dict[str, Any], observations: list[Observation]) -> Turn:
 
 
 def _model_error(failure: ModelError) -> Outcome:
+    """The endpoint's failure is a ``model_error``; a request of the arm's own that the
+    endpoint refused (a prompt past the context) ends the run as the arm's failure, measured."""
+    if failure.blame == "request":
+        return Outcome("budget_exhausted", {"reason": f"the arm's request was refused: {failure}"})
     return Outcome("model_error", {"reason": str(failure)})
 
 

@@ -29,6 +29,7 @@ def item(**overrides: Any) -> dict[str, Any]:
         "resolved": True,
         "grade_reverted": "[]",
         "grade_flagged": "[]",
+        "grade_tampering": "[]",
         "outcome": "stop",
         "underspecified": False,
         "cost_usd": 0.1,
@@ -89,9 +90,24 @@ def variant_rows(
 
 
 def failed_rows(
-    variant: str, n: int, error: str = "model error: timed out", start: int = 0, **overrides: Any
+    variant: str,
+    n: int,
+    error: str = "harness fault: sandbox died",
+    start: int = 0,
+    **overrides: Any,
 ) -> list[dict[str, Any]]:
-    """``n`` unmeasured items (a model error by default) on ``i-<start>``, …, as a session
+    """``n`` unmeasured items (a harness fault by default) on ``i-<start>``, …, as a session
     records them: every column filled, nothing resolved, the cause in ``error``."""
     status = "infra_error" if error.startswith("infra error") else "error"
     return variant_rows(variant, [False] * n, start, status=status, error=error, **overrides)
+
+
+def endpoint_error_rows(
+    variant: str, n: int, start: int = 0, resolved: bool = False, **overrides: Any
+) -> list[dict[str, Any]]:
+    """``n`` items the endpoint ended on ``i-<start>``, …, as a session records them: measured,
+    with what their answered calls cost; ``resolved`` is how their workspace graded."""
+    return variant_rows(
+        variant, [resolved] * n, start, status="model_error", outcome="model_error",
+        error="model error: server error 503 after 4 retries: overloaded", **overrides,
+    )  # fmt: skip

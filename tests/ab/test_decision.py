@@ -234,3 +234,43 @@ def test_a_side_that_cannot_observe_is_named() -> None:
     assert d.criteria["selection_accuracy"].detail == (
         "selection_accuracy not judged: no gold labels for any of these instances (current)"
     )
+
+
+def test_endpoint_errors_that_could_change_the_verdict_leave_none() -> None:
+    """Each item the endpoint ended is measured as not resolved: here a tie. Counted resolved
+    in the candidate it would win, so the endpoint, not the candidate, decided it: no verdict."""
+    candidate = mrow(resolved=11, model_errors=2)
+    d = decide(candidate, CURRENT)
+    assert not d.adopt and d.undecided is not None
+    assert d.verdict == (
+        "no verdict: endpoint errors on 2 instances (current 0, the candidate 2) could change"
+        " it: counted resolved in the candidate, ADOPT; in current, NOT ADOPTED \u2014 failed:"
+        " resolve (tie 0.55 = 0.55)"
+    )
+    # the criteria stay as measured
+    assert d.criteria["resolve"].detail == "resolve (tie 0.55 = 0.55)"
+
+
+def test_endpoint_errors_in_current_can_take_a_win_away_too() -> None:
+    named = mrow(resolved=12, model_errors=0).rename("policy")
+    d = decide(named, mrow(resolved=11, model_errors=1).rename("current"))
+    assert d.verdict.startswith(
+        "no verdict: endpoint errors on 1 instance (current 1, policy 0) could change it:"
+        " counted resolved in policy, ADOPT; in current, NOT ADOPTED"
+    )
+
+
+@pytest.mark.parametrize(
+    ("candidate", "current", "verdict"),
+    [
+        # a win whatever the one error in each arm was: 16 vs 11 at best, 15 vs 12 at worst
+        (mrow(resolved=15, model_errors=1), mrow(resolved=11, model_errors=1), "ADOPT"),
+        # a loss whatever it was: the cost fails either way
+        (mrow(resolved=11, cost=0.4, model_errors=3), CURRENT, "NOT ADOPTED"),
+    ],
+)
+def test_endpoint_errors_that_cannot_change_it_leave_the_verdict(
+    candidate: object, current: object, verdict: str
+) -> None:
+    d = decide(candidate, current)  # type: ignore[arg-type]
+    assert d.undecided is None and d.verdict.startswith(verdict)

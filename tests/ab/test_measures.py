@@ -5,7 +5,7 @@ import pytest
 
 from pytest_toolpolicy.ab.measures import exact, measures, to_fraction, unobservable
 
-from .results_factory import failed_rows, frame, item, variant_rows
+from .results_factory import endpoint_error_rows, failed_rows, frame, item, variant_rows
 
 
 def test_one_row_per_variant_in_table_order() -> None:
@@ -95,7 +95,9 @@ def test_to_fraction_reads_the_written_decimal() -> None:
 def test_an_instance_unmeasured_in_one_variant_is_left_out_of_all() -> None:
     rows = variant_rows("current", [False, False, True])
     rows += variant_rows("policy", [True, False, True])
-    rows[3] = item(instance_id="i-0", variant="policy", status="error", error="model error: 503")
+    rows[3] = item(
+        instance_id="i-0", variant="policy", status="error", error="harness fault: sandbox died"
+    )
     m = measures(frame(rows))
     # i-0 failed in the policy arm, so both arms are measured on i-1 and i-2 only.
     assert (m.loc["current", "n"], m.loc["current", "resolved"]) == (2, 1)
@@ -115,7 +117,9 @@ def test_a_variant_the_shared_sample_leaves_empty_shows_its_own_items() -> None:
 
 def test_a_shared_sample_is_marked_shared_even_when_it_drops_instances() -> None:
     rows = variant_rows("current", [True, True]) + variant_rows("policy", [True, False])
-    rows[2] = item(instance_id="i-0", variant="policy", status="error", error="model error: 503")
+    rows[2] = item(
+        instance_id="i-0", variant="policy", status="error", error="harness fault: sandbox died"
+    )
     m = measures(frame(rows))
     assert list(m["sample"]) == ["shared", "shared"] and list(m["n"]) == [1, 1]
 
@@ -170,3 +174,16 @@ def test_rows_saved_before_gold_source_read_their_label_off_their_selections() -
     r = measures(old).loc["policy"]
     assert (r["labelled_hand"], r["unlabelled"]) == (1, 1)
     assert (r["sel_correct"], r["sel_attempted"]) == (2, 3)
+
+
+def test_an_endpoint_error_is_measured_unresolved_and_its_instance_stays_everywhere() -> None:
+    """The endpoint ended policy's run on i-0: measured, as not resolved (whatever its
+    workspace graded), at what it spent; no variant loses i-0."""
+    rows = variant_rows("current", [False, False, True])
+    rows += endpoint_error_rows("policy", 1, resolved=True, cost_usd=0.05)
+    rows += variant_rows("policy", [False, True], start=1)
+    m = measures(frame(rows))
+    assert list(m["n"]) == [3, 3] and list(m["n_errors"]) == [0, 0]
+    assert list(m["model_errors"]) == [0, 1]
+    assert (m.loc["policy", "resolved"], m.loc["current", "resolved"]) == (1, 1)
+    assert m.loc["policy", "cost"] == pytest.approx((0.05 + 0.1 + 0.1) / 3)

@@ -15,7 +15,7 @@ from pytest_toolpolicy.ab.table import (
     write_report,
 )
 
-from .results_factory import failed_rows, frame, item, variant_rows
+from .results_factory import endpoint_error_rows, failed_rows, frame, item, variant_rows
 
 META = {
     "model": "sim:flaky",
@@ -72,7 +72,7 @@ def test_render_text_states_the_setting_and_the_verdicts() -> None:
     assert SIM_DISCLAIMER in text
     assert "verdict: ADOPT | McNemar p = 0.125 (b=0, c=4); cost 0.50×, tokens 1.00×" in text
     assert "gate trust.round_trip: keep (resolve −0.15, tokens +12%)" in text
-    assert "unmeasured items (harness fault, model error or infra error): 1;" in text
+    assert "unmeasured items (harness fault or infra error): 1;" in text
     header = text.splitlines()[4].split()
     assert header == [
         "arm/variant",
@@ -146,9 +146,7 @@ def test_meta_and_table_tolerate_sparse_error_rows() -> None:
     assert (meta["seed"], meta["tests_visible"], meta["model"]) == (0, True, "sim")
     t = decision_table(df)
     assert t.loc["current", "n"] == 0 and t.loc["current", "n_errors"] == 1
-    assert "unmeasured items (harness fault, model error or infra error): 1;" in render_text(
-        t, meta
-    )
+    assert "unmeasured items (harness fault or infra error): 1;" in render_text(t, meta)
 
 
 def _sparse_errors(variants: tuple[str, ...], n: int = 2, error: str = "boom") -> list[dict]:
@@ -221,14 +219,14 @@ LOCAL = {**META, "model": "local:gemma3-270m", "is_sim": False, "sim_profile": N
 
 
 def _one_arm_failed(failed: str, measured: str) -> pd.DataFrame:
-    """The observed local-model run: every item of one arm a model error, the other measured."""
+    """Every item of one arm a harness fault, the other measured."""
     rows = failed_rows(failed, 3, model="local:gemma3-270m", cost_usd=0.0)
     rows += variant_rows(measured, [True, False, True], model="local:gemma3-270m", cost_usd=0.0)
     return frame(rows)
 
 
 @pytest.mark.parametrize(("failed", "measured"), [("current", "policy"), ("policy", "current")])
-def test_an_arm_of_model_errors_leaves_the_other_arms_own_measures(
+def test_an_arm_of_harness_faults_leaves_the_other_arms_own_measures(
     failed: str, measured: str
 ) -> None:
     t = decision_table(_one_arm_failed(failed, measured), LOCAL)
@@ -243,7 +241,7 @@ def test_an_arm_of_model_errors_leaves_the_other_arms_own_measures(
     )
     p = t.loc["policy"]
     assert p["verdict"] == (
-        f"no paired verdict: every {failed} item failed (3 model errors);"
+        f"no paired verdict: every {failed} item failed (3 harness faults);"
         f" {measured} measured 3 items on its own"
     )
     # No delta, criterion or pass flag compares the two unlike samples.
@@ -255,7 +253,7 @@ def test_an_arm_of_model_errors_leaves_the_other_arms_own_measures(
 def test_an_unpaired_row_is_labelled_in_text_and_markdown() -> None:
     t = decision_table(_one_arm_failed("current", "policy"), LOCAL)
     reason = (
-        "no paired verdict: every current item failed (3 model errors);"
+        "no paired verdict: every current item failed (3 harness faults);"
         " policy measured 3 items on its own"
     )
     text = render_text(t, LOCAL)
@@ -279,8 +277,8 @@ def test_both_arms_unmeasured_name_each_arms_cause() -> None:
     t = decision_table(frame(rows), LOCAL)
     assert list(t["sample"]) == ["none", "none"]
     causes = (
-        "every current item failed (2 model errors);"
-        " every policy item failed (2 model errors, 1 infra error)"
+        "every current item failed (2 harness faults);"
+        " every policy item failed (2 harness faults, 1 infra error)"
     )
     assert (t.loc["policy", "verdict"], t.loc["policy", "details"]) == (
         "no decision: no item was measured",
@@ -301,7 +299,7 @@ def test_arms_measured_on_disjoint_instances_say_none_is_in_common() -> None:
     assert (t.loc["current", "resolved"], t.loc["policy", "resolved"]) == (1, 2)
     verdict = (
         "no paired verdict: no instance was measured in both arms;"
-        " current measured 2 items on its own, 2 failed (2 model errors);"
+        " current measured 2 items on its own, 2 failed (2 harness faults);"
         " policy measured 2 items on its own, 2 failed (2 harness faults)"
     )
     assert t.loc["policy", "verdict"] == verdict
@@ -318,7 +316,7 @@ def test_an_ablation_that_failed_everywhere_is_named_and_not_repeated() -> None:
     t = decision_table(frame(rows), META)
     assert list(t["sample"]) == ["own", "own", "none"]
     assert t.loc["policy", "verdict"] == (
-        "no paired verdict: every policy-no:trigger.test item failed (2 model errors);"
+        "no paired verdict: every policy-no:trigger.test item failed (2 harness faults);"
         " current measured 2 items on its own; policy measured 2 items on its own"
     )
     assert t.loc["policy-no:trigger.test", "verdict"] == t.loc["policy", "verdict"]
@@ -447,3 +445,48 @@ def test_label_counts_that_differ_by_variant_are_listed_per_variant() -> None:
     assert lines[0] == "gold labels:"
     assert lines[1].startswith("  current: 0 instances scored on labels derived")
     assert lines[2].startswith("  policy: 20 instances scored on labels derived")
+
+
+def endpoint_errors(current_resolved: list[bool]) -> pd.DataFrame:
+    """Four instances; the endpoint ended current's run on i-3, which policy did not resolve."""
+    rows = variant_rows("current", current_resolved) + endpoint_error_rows("current", 1, start=3)
+    rows += variant_rows("policy", [True, True, True, False])
+    return frame(rows)
+
+
+def test_an_endpoint_error_keeps_its_instance_and_undecides_a_verdict_it_could_change() -> None:
+    # As measured, 3/4 vs 2/4: ADOPT. Had i-3 resolved for current: 3/4 vs 3/4, a tie.
+    t = decision_table(endpoint_errors([True, True, False]), META)
+    assert list(t["n"]) == [4, 4] and list(t["model_errors"]) == [1, 0]
+    assert list(t["n_errors"]) == [0, 0] and t.loc["policy", "n_pairs"] == 4
+    p = t.loc["policy"]
+    verdict = (
+        "no verdict: endpoint errors on 1 instance (current 1, policy 0) could change it:"
+        " counted resolved in policy, ADOPT; in current, NOT ADOPTED \u2014 failed: resolve"
+        " (tie 0.75 = 0.75)"
+    )
+    assert p["verdict"] == verdict and p["pass_resolve"] is True  # as measured
+    assert str(p["details"]).startswith("as measured (endpoint errors not resolved): resolve 0.75")
+    assert gate_failure(t) == verdict
+    text = render_text(t, META)
+    lines = text.splitlines()
+    assert verdict in lines and not any(line.startswith("verdict:") for line in lines)
+    assert text.splitlines()[4].split()[-1] == "endpoint-err"
+    assert [line.split()[-1] for line in lines[5:7]] == ["1/4", "0/4"]
+    assert (
+        "endpoint errors (the endpoint, not the arm, ended the run): current 1, policy 0;"
+        " each measured as not resolved" in text
+    )
+    assert "unmeasured items" not in text
+    md = render_markdown(t, META)
+    assert f"- {verdict}" in md.splitlines() and "| endpoint-err |" in md
+    assert failure_lines(endpoint_errors([True, True, False]))[0] == (
+        "not measured: 0 of 8 items; ended by the endpoint (measured as not resolved): 1"
+    )
+
+
+def test_an_endpoint_error_that_cannot_change_the_verdict_leaves_it() -> None:
+    # 3/4 vs 1/4 as measured, and 3/4 vs 2/4 had i-3 resolved for current: ADOPT either way.
+    t = decision_table(endpoint_errors([True, False, False]), META)
+    assert t.loc["policy", "verdict"] == "ADOPT" and list(t["model_errors"]) == [1, 0]
+    assert "verdict: ADOPT | McNemar" in render_text(t, META)

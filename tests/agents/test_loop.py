@@ -4,7 +4,7 @@ ended in the outcomes the measures know."""
 
 from __future__ import annotations
 
-from pytest_toolpolicy.agents.bridge import Exchange
+from pytest_toolpolicy.agents.bridge import Exchange, Fault
 from pytest_toolpolicy.agents.external import ExternalRun
 from pytest_toolpolicy.agents.loop import _outcome, _turn, _turns, attribute
 from pytest_toolpolicy.models.base import Completion, Usage
@@ -13,8 +13,21 @@ SENT = ({"role": "user", "content": "fix it"},)
 
 
 def exchange(index: int, error: str | None = None, at: float = 0.0) -> Exchange:
+    """A served call, or (``error``) one refused or failed, as the bridge tells them apart: by
+    who was at fault, the error's first words standing for it here."""
     done = None if error else Completion("ok", Usage(10, 2), 0.5, 0.1, model="m")
-    return Exchange(index, SENT, {}, done, error, at=at)
+    fault = None
+    if error:
+        fault = next(f for w, f in FAULTS.items() if error.startswith(w))
+    return Exchange(index, SENT, {}, done, error, at=at, fault=fault)
+
+
+FAULTS: dict[str, Fault] = {
+    "model error": "endpoint",
+    "limit reached": "limit",
+    "invalid": "request",
+    "refused by the endpoint": "request",
+}
 
 
 def run(*exchanges: Exchange, stopped: str | None = None, code: int | None = 0,
@@ -35,9 +48,12 @@ def test_steps_are_the_calls_of_the_turn_that_asked_for_them() -> None:
 
 def test_a_refused_call_costs_nothing_and_a_failed_one_is_unknown() -> None:
     refused = _turn(exchange(2, "limit reached: calls: 2 made"), [])
+    bad = _turn(exchange(2, "refused by the endpoint: request rejected (400): context"), [])
     failed = _turn(exchange(2, "model error: endpoint down"), [])
-    assert refused.completion is not None and failed.completion is not None
+    assert refused.completion and bad.completion and failed.completion
     assert (refused.completion["cost_usd"], refused.completion["usage"]["missing"]) == (0.0, False)
+    # the endpoint answered 400 before generating anything: nothing spent, and known to be
+    assert (bad.completion["cost_usd"], bad.completion["usage"]["missing"]) == (0.0, False)
     assert (failed.completion["cost_usd"], failed.completion["usage"]["missing"]) == (None, True)
 
 
@@ -127,3 +143,17 @@ def test_an_external_agent_never_runs_in_a_degraded_sandbox(tmp_path) -> None:  
     with pytest.raises(ExternalAgentError, match="no user namespaces here.*host's files"):
         run_external(Launch(("true",)), workspace=tmp_path, task="t", model=None,  # type: ignore[arg-type]
                      limits=BridgeLimits(), sandbox=degraded)  # fmt: skip
+
+
+def test_a_run_that_ends_on_its_own_refused_request_is_measured_never_a_model_error() -> None:
+    """Refused by the bridge or by the endpoint, a bad request is the agent's: the run ends
+    as the agent ended it, never as ``model_error`` (which would take its instance out)."""
+    for error in ("invalid temperature: 5 (expected a number 0..2)",
+                  "refused by the endpoint: request rejected (400): temperature too high"):  # fmt: skip
+        crashed = _outcome(run(exchange(0), exchange(1, error), code=1))
+        assert crashed.outcome == "budget_exhausted"
+        assert crashed.detail["reason"] == (
+            f"the agent ended without finishing: exit 1; its last request was refused: {error}"
+        )
+        finished = _outcome(run(exchange(0), exchange(1, error), code=0))
+        assert finished.outcome == "stop"  # what the agent's own exit says

@@ -49,6 +49,52 @@ def test_a_command_agent_plays_the_current_arm(pytester: pytest.Pytester) -> Non
     assert row.count("not observable") == 2  # call precision and selection accuracy, never 0/1
 
 
+# An agent that gets one reply, then sends what no endpoint takes, and crashes on the refusal.
+BAD_REQUEST = """\
+import os, openai
+client = openai.OpenAI(max_retries=0)
+model = os.environ["TOOLPOLICY_MODEL"]
+client.chat.completions.create(model=model, messages=[{"role": "user", "content": "hi"}])
+client.chat.completions.create(model=model, messages=[{"role": "user", "content": "hi"}],
+                               temperature=5)
+"""
+
+
+def test_an_agent_that_ends_on_its_own_bad_request_is_measured_unresolved(
+    pytester: pytest.Pytester,
+) -> None:
+    """A refused request is the agent's own failure: its item is measured (not resolved), its
+    instance stays in both arms, and the refusal is one of its turns, said by name."""
+    pytester.makefile(".py", bad_agent=BAD_REQUEST)
+    script = pytester.path / "replies.jsonl"
+    script.write_text("\n".join(json.dumps(STOP) for _ in range(4)) + "\n")
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(
+        "--toolpolicy=ab", f"--toolpolicy-model=scripted:{script}", "--toolpolicy-sample=1",
+        "--toolpolicy-current=cmd:python $TOOLPOLICY_PROJECT/bad_agent.py",
+        f"--toolpolicy-report={report}", "--toolpolicy-no-view", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(passed=2)
+    rows = [json.loads(line) for line in (report / "trajectories.jsonl").read_text().splitlines()]
+    (current,) = [r for r in rows if r["arm"] == "current"]
+    refusal = "invalid temperature: 5 (expected a number 0..2)"
+    assert current["outcome"]["outcome"] == "budget_exhausted"
+    assert current["outcome"]["detail"]["reason"].endswith(
+        f"its last request was refused: {refusal}"
+    )
+    assert [t["completion"].get("error") for t in current["turns"]] == [None, refusal]
+    assert current["meta"]["agent_refused"] == 1
+    import pandas as pd
+
+    results = pd.read_parquet(report / "results.parquet")
+    assert sorted(results["status"]) == ["ok", "ok"]  # both arms measure the instance
+    row = results[results["arm"] == "current"].iloc[0]
+    assert (bool(row["resolved"]), row["turns"], row["cost_usd"]) == (False, 2, 0.0)
+    out = result.stdout.str()
+    (line,) = [line for line in out.splitlines() if line.startswith("current ")]
+    assert "0.000 (0/1)" in line  # measured: 0 of 1 resolved, not left out
+
+
 def test_a_bad_agent_spec_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--toolpolicy=ab", "--toolpolicy-current=aider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

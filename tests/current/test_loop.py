@@ -4,12 +4,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_toolpolicy.current import CurrentLoop
 from pytest_toolpolicy.current.prompt import TOOL_SCHEMAS
+from pytest_toolpolicy.models import OpenAIModel, Price, PriceTable
 from pytest_toolpolicy.models.scripted import ScriptedModel
 from pytest_toolpolicy.policy.loop import Task
 from pytest_toolpolicy.primitives import Toolbox
 from pytest_toolpolicy.types import Outcome, Trajectory, load_trajectories
+
+from ..models.stub_server import Reply, StubServer, loopback_only, ok
 
 STORE = "memstore/store.py"
 TEST = "tests/test_store.py::test_expired_value_is_gone"
@@ -21,6 +26,7 @@ FIX = {
 }
 PYTEST = {"tool": "bash", "args": {"command": f"python -m pytest -q {TEST}"}}
 SUBMIT = {"tool": "submit", "args": {"message": "expire at the boundary"}}
+FREE = PriceTable({"m": Price(0, 0, 0)})
 
 
 def run(box: Toolbox, replies: list[Any], **kwargs: Any) -> Trajectory:
@@ -149,3 +155,27 @@ def test_a_trajectory_round_trips_through_save_and_load(box: Toolbox, tmp_path: 
 
 def _is_reply(reply: Any) -> bool:
     return isinstance(reply, str) or (isinstance(reply, dict) and "text" in reply)
+
+
+def test_a_request_the_endpoint_refuses_is_the_arms_failure_and_its_5xx_the_endpoints(
+    box: Toolbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 400 about the arm's own request (its prompt past the context) ends the run as the
+    arm's failure, measured, at $0 for the refused call; a 5xx is the endpoint's model_error."""
+    loopback_only(monkeypatch)
+    fix = ok(json.dumps(FIX))
+    too_long = Reply(400, {"error": {"message": "maximum context length is 8192 tokens"}})
+    down = Reply(503, {"error": {"message": "overloaded"}})
+    ended = {}
+    for failure in (too_long, down):
+        box.workspace.restore(box.workspace.base)  # type: ignore[union-attr]
+        with StubServer(fix, failure) as stub:
+            model = OpenAIModel("m", base_url=stub.url, max_retries=0, prices=FREE)
+            ended[failure.status] = CurrentLoop(box, model).run(Task("memstore-1", ISSUE, TEST))
+    refused, failed = ended[400], ended[503]
+    assert refused.outcome.outcome == "budget_exhausted"
+    assert refused.outcome.detail["reason"].startswith("the arm's request was refused: openai:m")
+    assert refused.outcome.detail["reason"].endswith("maximum context length is 8192 tokens")
+    assert refused.turns[-1].completion["blame"] == "request"  # type: ignore[index]
+    assert refused.cost_usd == 0.0 and "self._clock() >= expires" in refused.patch
+    assert failed.outcome.outcome == "model_error" and failed.cost_usd is None

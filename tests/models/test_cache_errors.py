@@ -80,6 +80,30 @@ def test_a_recorded_error_replays_with_its_message_and_usage(db: Path, usage: Us
     assert type(replayed.value.usage) is type(usage)
 
 
+def test_a_refused_request_replays_as_refused_and_an_old_entry_as_the_endpoints(
+    db: Path,
+) -> None:
+    """Whose fault an error was is recorded with it: a replayed run ends where, and as, the
+    recorded one did. An entry without the key (every one written before it) is the endpoint's."""
+    refused = ModelError("request rejected (400): context too long", blame="request")
+    recorder = CachedModel(ScriptedModel(refused, ModelError("HTTP 503")), db, "record")
+    for question in ("long", "hi"):
+        with pytest.raises(ModelError):
+            recorder.complete(ask(question))
+    stored = dict(rows(db))
+    assert sum('"error_blame": "request"' in text for text in stored.values()) == 1
+    assert all(text.startswith('{"error": ') for text in stored.values())  # still error entries
+    for question, blame in (("long", "request"), ("hi", "endpoint")):
+        with pytest.raises(ModelError) as replayed:
+            replayer(db).complete(ask(question))
+        assert replayed.value.blame == blame
+    assert sorted(e.error_blame for e in replayer(db).entries()) == ["endpoint", "request"]
+    with sqlite3.connect(db) as conn:  # a blame that is neither is an unreadable entry
+        conn.execute("UPDATE completions SET completion = replace(completion, 'request', 'x')")
+    with pytest.raises(ModelError, match="'error_blame' is neither"):
+        replayer(db).complete(ask("long"))
+
+
 def test_a_replayed_error_is_a_hit_not_a_miss(db: Path) -> None:
     with pytest.raises(ModelError):
         CachedModel(ScriptedModel(ModelError("HTTP 503 after 4 retries")), db, "record").complete(

@@ -148,6 +148,52 @@ def test_a_client_error_is_not_retried() -> None:
     assert len(stub.requests) == 1
 
 
+@pytest.mark.parametrize(
+    ("status", "blame"),
+    [
+        (400, "request"),  # a parameter out of range, a prompt past the context
+        (413, "request"),
+        (422, "request"),
+        (401, "endpoint"),  # the key: the session's, not the request's
+        (403, "endpoint"),
+        (404, "endpoint"),  # the model or the path the session named
+        (429, "endpoint"),
+        (500, "endpoint"),
+        (503, "endpoint"),
+    ],
+)
+def test_a_failure_says_whose_it_is(status: int, blame: str) -> None:
+    stub = StubServer(Reply(status, {"error": {"message": "no"}}, headers=FAST))
+    with stub, pytest.raises(ModelError) as raised:
+        model_at(stub, max_retries=0).complete(REQUEST)
+    assert raised.value.blame == blame
+    record = raised.value.record()
+    # a refused request was answered before any generation: known to cost nothing
+    refused = blame == "request"
+    assert (record["cost_usd"], record["usage"]["missing"]) == (
+        (0.0, False) if refused else (None, True)
+    )
+
+
+def test_a_malformed_reply_and_a_timeout_are_the_endpoints() -> None:
+    stub = StubServer(Reply(body={"object": "chat.completion"}))
+    with stub, pytest.raises(ModelError) as malformed:
+        model_at(stub).complete(REQUEST)
+    stub = StubServer(Reply(delay=30))
+    with stub, pytest.raises(ModelError) as late:
+        model_at(stub, timeout=0.3, max_retries=0).complete(REQUEST)
+    assert (malformed.value.blame, late.value.blame) == ("endpoint", "endpoint")
+
+
+def test_the_model_prices_a_usage_before_the_call() -> None:
+    with StubServer() as stub:
+        model = model_at(stub, "gpt-4o-mini")
+        assert model.cost_of(Usage(1_000_000, 1_000_000)) == pytest.approx(0.15 + 0.60)
+        with pytest.warns(UnpricedWarning, match="no price for model 'no-such-model'"):
+            assert model_at(stub, "no-such-model").cost_of(Usage(10, 10)) is None
+    assert stub.requests == []
+
+
 STRICT_SERVERS = {
     "openai-style 400": Reply(
         400, {"error": {"message": "Unrecognized request argument supplied: max_completion_tokens"}}

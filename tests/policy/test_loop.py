@@ -296,3 +296,23 @@ def test_a_trajectory_with_rejections_and_no_ops_round_trips(box, tmp_path):
     path = tmp_path / "trajectories.jsonl"
     traj.save(path)
     assert load_trajectories(path) == [traj]
+
+
+def test_a_request_the_endpoint_refuses_is_the_arms_failure_not_a_model_error(box, monkeypatch):
+    """The arm's own request refused (its prompt past the context: a 400) ends the run as the
+    arm's failure, measured; the pending patch is still tested, as at any other end."""
+    from pytest_toolpolicy.models import OpenAIModel, Price, PriceTable
+
+    from ..models.stub_server import Reply, StubServer, loopback_only, ok
+
+    loopback_only(monkeypatch)
+    too_long = Reply(400, {"error": {"message": "maximum context length is 8192 tokens"}})
+    with StubServer(ok(json.dumps(READ)), ok(json.dumps(FIX)), too_long) as stub:
+        model = OpenAIModel("m", base_url=stub.url, max_retries=0,
+                            prices=PriceTable({"m": Price(0, 0, 0)}))  # fmt: skip
+        traj = PolicyLoop(box, model).run(Task("memstore-1", ISSUE, TARGET))
+    assert traj.outcome.outcome == "budget_exhausted"
+    assert traj.outcome.detail["reason"].startswith("the arm's request was refused: openai:m")
+    assert traj.turns[-1].completion["blame"] == "request"
+    assert traj.cost_usd == 0.0  # the refused call spent nothing, and that is known
+    assert kinds(traj.turns[-1])[-1] == "test"  # the fix formed before it was tested
