@@ -12,7 +12,10 @@ mirrors and the rows (JSON Lines).
 The mined row is given the Verified row's version and environment setup commit, so it runs in
 the environment grading uses for that row: what is compared is the lists, not the
 environment's choice. Target (issue 30): FAIL_TO_PASS identical on >= 80% of the rows whose
-fix maps to one change.
+fix maps to one change. ``--as-mined`` keeps what mining itself chose (the version the project
+declares at the base commit, its setup commit, the fitted spec): the whole path a user's own
+history takes, old toolchains included (``--repo`` may then be given once per repository, or
+left out for every row of the file).
 """
 
 from __future__ import annotations
@@ -72,18 +75,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", required=True, type=Path)
     ap.add_argument("--repos", required=True, type=Path)
-    ap.add_argument("--repo", required=True, help="owner/name")
+    ap.add_argument("--repo", help="owner/name (default: every row's own)")
+    ap.add_argument("--as-mined", action="store_true", help="mining's own version and setup")
     ap.add_argument("--ids", nargs="*")
     ap.add_argument("--window", type=int, default=400, help="first-parent commits searched")
     ns = ap.parse_args()
     rows = [json.loads(line) for line in ns.dataset.read_text().splitlines() if line.strip()]
-    rows = [r for r in rows if r["repo"] == ns.repo and (not ns.ids or r["instance_id"] in ns.ids)]
-    mirror = ns.repos / ns.repo.replace("/", "__")
+    rows = [r for r in rows if ns.repo in (None, r["repo"])]
+    rows = [r for r in rows if not ns.ids or r["instance_id"] in ns.ids]
     outcomes: Counter[str] = Counter()
     p2p_counts: Counter[str] = Counter()
     places: Counter[str] = Counter()
     for row in rows:
         start = time.monotonic()
+        repo = row["repo"]
+        mirror = ns.repos / repo.replace("/", "__")
         found = find_change(mirror, row, ns.window)
         if found is None:
             outcomes["no single change carries the fix"] += 1
@@ -91,14 +97,14 @@ def main() -> None:
             continue
         commit, where = found
         places[where] += 1
-        setup = Setup(ns.repo, ns.repos, None, run=False)
+        setup = Setup(repo, ns.repos, None, run=False)
         candidate = mine_change(mirror, commit, setup)
         if candidate.row is None:
             # A dropped candidate (a thin message, too many files) is still compared: the
             # lists are what fidelity is about.
             change = history.change(mirror, commit)
             patch, test_patch = history.patches(mirror, change)
-            base = {"instance_id": f"x-{commit[:12]}", "repo": ns.repo, "patch": patch,
+            base = {"instance_id": f"x-{commit[:12]}", "repo": repo, "patch": patch,
                     "test_patch": test_patch, "base_commit": change.parent,
                     "problem_statement": "-", "mined_from": commit}  # fmt: skip
             touched = change.files
@@ -106,18 +112,20 @@ def main() -> None:
             base, touched = candidate.row, history.change(mirror, commit).files
         # The row's own environment, as grading builds it for the row (a mined row of a
         # listed version would also get the checkout's test extra).
-        base = {k: v for k, v in base.items() if k != "mined_from"} | {
-            "version": row["version"],
-            "environment_setup_commit": row["environment_setup_commit"],
-            "FAIL_TO_PASS": [], "PASS_TO_PASS": [], "created_at": row["created_at"],
-        }  # fmt: skip
-        mined = with_lists(base, tuple(touched), Setup(ns.repo, ns.repos, None), start)
+        if not ns.as_mined or "version" not in base:
+            base = {k: v for k, v in base.items() if k != "mined_from"} | {
+                "version": row["version"],
+                "environment_setup_commit": row["environment_setup_commit"],
+                "FAIL_TO_PASS": [], "PASS_TO_PASS": [], "created_at": row["created_at"],
+            }  # fmt: skip
+        mined = with_lists(base, tuple(touched), Setup(repo, ns.repos, None), start)
         want = set(json.loads(row["FAIL_TO_PASS"]) if isinstance(row["FAIL_TO_PASS"], str)
                    else row["FAIL_TO_PASS"])  # fmt: skip
         if mined.row is None:
             kind = f"mining dropped it ({mined.kind})"
             outcomes[kind] += 1
-            print(f"{row['instance_id']} {commit[:12]} ({where}): {kind}: {mined.skipped}",
+            print(f"{row['instance_id']} {commit[:12]} ({where}, v{base['version']} for"
+                  f" {row['version']}): {kind}: {mined.skipped}",
                   flush=True)  # fmt: skip
             continue
         got = set(mined.row["FAIL_TO_PASS"])
@@ -132,12 +140,13 @@ def main() -> None:
             kind = "FAIL_TO_PASS: different tests"
         outcomes[kind] += 1
         extra, lacking = sorted(got - want)[:3], sorted(want - got)[:3]
-        print(f"{row['instance_id']} {commit[:12]} ({where}) {mined.seconds:.0f}s: {kind}"
+        print(f"{row['instance_id']} {commit[:12]} ({where}, v{mined.row['version']}"
+              f" for {row['version']}) {mined.seconds:.0f}s: {kind}"
               f"{f' +{extra}' if extra else ''}{f' -{lacking}' if lacking else ''}; {p2p}",
               flush=True)  # fmt: skip
     mapped = sum(n for k, n in outcomes.items() if k != "no single change carries the fix")
     same = outcomes["FAIL_TO_PASS identical"]
-    print(f"\n{ns.repo}: {len(rows)} rows, {mapped} map to one change; FAIL_TO_PASS identical "
+    print(f"\n{ns.repo or 'every repository'}: {len(rows)} rows, {mapped} map to one change; FAIL_TO_PASS identical "
           f"on {same} of {mapped}" + (f" ({same / mapped:.0%})" if mapped else ""))  # fmt: skip
     print("  found: " + ", ".join(f"{where} {n}" for where, n in places.most_common()))
     for kind, n in outcomes.most_common():

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 from ..paths import cache_dir as default_cache_dir
 from ..primitives import hostgit
+from ..primitives.foreign import Foreign, ForeignRepositoryError, foreign
 from ..primitives.safefs import remove_tree
 from ..primitives.workspace import Workspace
 from . import bundled_repos
@@ -128,7 +129,8 @@ def cached_checkout(
     if (entry / ".git").is_dir():
         return entry
     source = _source(instance, repos, cache_dir, url_template)
-    if _git(instance, ["cat-file", "-t", f"{commit}^{{commit}}"], cwd=source, ok=1):
+    mirror = _foreign(instance, source)
+    if _read(instance, mirror, ["cat-file", "-t", f"{commit}^{{commit}}"], ok=True).returncode:
         if instance.path is not None:
             stream = bundled_repos.stream_path(instance.path, instance.repo)
             where = f"{stream} (imported to {source}): the stream and instance.json disagree"
@@ -143,19 +145,15 @@ def cached_checkout(
         _git(instance, ["init", "-q", str(tmp)], cwd=tmp.parent)
         _git(instance, ["config", "gc.auto", "0"], cwd=tmp)  # shared clones borrow its objects
         hostgit.neutralize_attributes(tmp / ".git")
-        tags = _past_tags(instance, source, commit)
+        tags = _past_tags(instance, mirror, commit)
         # The objects of the commit's ancestry and of those tags, packed straight into the new
         # repository (deltas reused: no recompression). A blob the mirror lacks (a snapshot
         # service leaves out large files) is skipped here and named by ``_complete`` when the
         # commit's own tree needs it.
         revs = "".join(f"{r}\n" for r in (commit, *(name for name, _ in tags)))
         pack = tmp / ".git" / "objects" / "pack" / "pack"
-        _git(
-            instance,
-            ["pack-objects", "-q", "--revs", "--missing=allow-any", str(pack)],
-            cwd=source,
-            stdin=revs,
-        )
+        packing = ["pack-objects", "-q", "--revs", "--missing=allow-any", str(pack)]
+        _read(instance, mirror, packing, stdin=revs)
         updates = "".join(f"create {name} {oid}\n" for name, oid in tags)
         if updates:
             _git(instance, ["update-ref", "--stdin"], cwd=tmp, stdin=updates)
@@ -165,21 +163,15 @@ def cached_checkout(
     return _publish(entry, build)
 
 
-def _past_tags(instance: Instance, source: Path, commit: str) -> list[tuple[str, str]]:
-    """(name, object) of each tag of ``source`` a checkout of ``commit`` keeps: those whose
+def _past_tags(instance: Instance, mirror: Foreign, commit: str) -> list[tuple[str, str]]:
+    """(name, object) of each tag of the mirror a checkout of ``commit`` keeps: those whose
     commit is in its ancestry and no newer than it (SWE-bench's rule, by the tagged commit's
     committer date)."""
-
-    def error(message: str) -> WorkspaceSetupError:
-        return WorkspaceSetupError(instance.instance_id, message)
-
     fields = "%(refname)%00%(objectname)%00%(*committerdate:unix)%(committerdate:unix)"
-    listing = hostgit.run(
-        ["for-each-ref", f"--merged={commit}", f"--format={fields}", "refs/tags"],
-        cwd=source,
-        error=error,
+    listing = _read(
+        instance, mirror, ["for-each-ref", f"--merged={commit}", f"--format={fields}", "refs/tags"]
     ).text
-    when = hostgit.run(["show", "-s", "--format=%ct", commit], cwd=source, error=error).text
+    when = _read(instance, mirror, ["show", "-s", "--format=%ct", commit]).text
     limit = int(when.strip()) if when.strip().isdigit() else None
     kept = []
     for line in listing.splitlines():
@@ -191,6 +183,33 @@ def _past_tags(instance: Instance, source: Path, commit: str) -> list[tuple[str,
         if limit is None or not stamp.isdigit() or int(stamp) <= limit:
             kept.append((name, oid))
     return kept
+
+
+def _foreign(instance: Instance, source: Path) -> Foreign:
+    """The mirror as host git reads it: through a git directory of the harness's own, none of
+    the mirror's configuration read (``primitives/foreign.py``)."""
+    try:
+        return foreign(source)
+    except ForeignRepositoryError as exc:
+        raise WorkspaceSetupError(instance.instance_id, f"the mirror {source}: {exc}") from None
+
+
+def _read(
+    instance: Instance,
+    mirror: Foreign,
+    args: list[str],
+    *,
+    stdin: str | None = None,
+    ok: bool = False,
+) -> hostgit.Result:
+    """git on the mirror; a failure a ``WorkspaceSetupError`` in git's words (``ok``: the
+    result whatever the exit code)."""
+    return mirror.run(
+        args,
+        error=lambda message: WorkspaceSetupError(instance.instance_id, message),
+        stdin=stdin,
+        ok=range(256) if ok else (0,),
+    )
 
 
 def _complete(instance: Instance, checkout: Path, commit: str, source: Path) -> None:

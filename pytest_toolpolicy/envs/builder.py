@@ -49,6 +49,7 @@ from ..primitives.bwrap import SandboxLimits
 from ..primitives.safefs import remove_tree
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
+from .build_requires import build_requires
 from .constraints import install_constraints
 from .constraints import normal as _normal
 from .environment import generated_files
@@ -57,6 +58,7 @@ from .interpreters import interpreter_version
 from .layout import LAYERS, REPO, TESTBED, TMP, VENV, layer_ext, layer_site
 from .output import PROBE, checked_output, dry_run_packages, plugin_modules, repo_paths
 from .pipsettings import build_environ, pip_paths
+from .project_name import project_names
 from .project_requires import REPORT_MAX_BYTES, UnreadableReport, report_argv, requirement_lines
 from .requirements import swebench_requirements
 from .spec import EnvironmentSetupError, EnvSpec
@@ -105,6 +107,8 @@ class Builder:
     ) -> None:
         self.home, self.spec, self.interpreter = home, spec, interpreter
         self.sandbox, self.timeout, self.cutoff = sandbox, timeout, cutoff
+        # The build requirements of the day (``era_constraints``), once the install asks.
+        self.era: list[str] = []
         self.repo, self.venv = home / REPO, home / VENV
         self.python = str(self.venv / "bin" / "python")
         self.uv_cache = uv_cache or home.parent.parent / "uv"
@@ -203,8 +207,38 @@ class Builder:
                 note = f"the cutoff could not be applied to the install: {exc}"[:2000]
             else:
                 command = f"{command} -c {constraints}"
+                self.era = self.era_constraints(self._read(Path(constraints)))
         self._step(f"install `{command}`", ["/bin/bash", "-c", command])
         return note
+
+    def era_constraints(self, install: str) -> list[str]:
+        """The checkout's build requirements (``build_requires.py``) as of the cutoff, with
+        wheels first (the newest release before the cutoff that has a wheel for the
+        interpreter; any release where none resolves so), as ``name==version`` lines for the
+        isolated builds' constraints; the install's own constraints (``install``: their text)
+        and the spec's build constraints win where they name the same package."""
+        wanted = build_requires(self._text("pyproject.toml"))
+        if not wanted or not self.cutoff:
+            return []
+        tmp = self.home / TMP
+        source, out = tmp / "build-requires.in", tmp / "build-requires.txt"
+        self._write(source, "".join(f"{r}\n" for r in wanted))
+        base = ["compile", "--quiet", "--output-file", str(out), str(source)]
+        base += [f"--exclude-newer={self.cutoff}"]
+        for binary in (["--only-binary", ":all:"], []):
+            try:
+                self._uv("resolving the build requirements of the day", [*base, *binary])
+                break
+            except EnvironmentSetupError:
+                if not binary:
+                    return []  # the day's requirements do not resolve here: today's, as before
+        taken = {_normal(m[1]) for line in install.splitlines() if (m := _RESOLVED.match(line))}
+        taken |= {_normal(m[1]) for c in self.spec.build_constraints if (m := _NAME.match(c))}
+        return [
+            line.strip()
+            for line in self._read(out).splitlines()
+            if (m := _RESOLVED.match(line)) and _normal(m[1]) not in taken
+        ]
 
     def _install_constraints(
         self, spec: EnvSpec, source: str, extras: Sequence[str]
@@ -216,6 +250,7 @@ class Builder:
         and so does this one: resolved again from the project alone, with the names the spec
         pins left out of the constraints (pip keeps what is installed where it satisfies the
         project, and takes what the project needs where not)."""
+        own = project_names(self._text, spec.repo)  # never constrained, however it arrives
         read = self._project_requires(self.repo, self.home, extras=extras)
         private = read is None  # the checkout's setup code runs in the resolution
         project = read or [f"{self.seen}/{source}", *(f"--extra={e}" for e in extras)]
@@ -226,13 +261,20 @@ class Builder:
         except EnvironmentSetupError as exc:
             first = str(exc).splitlines()[-1:] or [""]
         else:
-            return self._as_constraints(out), None
+            return self._as_constraints(out, own), None
         out = self._resolve("the install's own dependencies", project, (), private)
         pinned = {m[1] for p in spec.pip_packages if (m := _PIN.match(p))}
         why = f"the project needs other versions than the spec pins ({first[0][:300]})"
         return self._as_constraints(
-            out, pinned
+            out, pinned | own
         ), f"the install resolved without the spec's pins: {why}"
+
+    def _text(self, rel: str) -> str | None:
+        """A file of the checkout as text (read without following links, bounded), or None."""
+        try:
+            return safefs.read_text(self.repo, rel, 1 << 20)
+        except (OSError, safefs.UnsafePath, UnicodeDecodeError):
+            return None
 
     def _requirements_file(self, rel: str) -> str:
         """The checkout's requirement file ``rel`` as SWE-bench installs it
@@ -291,8 +333,14 @@ class Builder:
                 self._uv(f"resolving {what} (uv pip compile)", [*argv, *cache], shared=False)
             else:
                 self._from_cache_first(f"resolving {what} (uv pip compile)", self._uv_argv(argv))
+            compiled = self._read(Path(out))
             runners = runner_names(self.spec.test_cmd)
-            found = cut_off_names(self._read(Path(out)), runners, kept)
+            if arrives_itself(compiled, project_names(self._text, self.spec.repo)):
+                # The project is part of the runner's own stack (pluggy, iniconfig, packaging
+                # under pytest): today's runner needs today's release of it, which the
+                # checkout is not. The runner of the day, then, like everything else.
+                runners = frozenset()
+            found = cut_off_names(compiled, runners, kept)
             if not self.cutoff or found <= names:
                 break
             names |= found
@@ -517,10 +565,13 @@ class Builder:
         writable = writable or self.home
         tmp = str(writable / TMP)
         env = {**build_environ(), "TMPDIR": tmp, "PIP_CACHE_DIR": f"{tmp}/pip-cache"}
-        if self.spec.build_constraints:  # pip applies its constraints to isolated builds too
+        bounding = [*self.spec.build_constraints, *self.era]
+        if bounding:  # pip applies its constraints to isolated builds too
             bounds = writable / TMP / "build-constraints.txt"
-            self._write(bounds, "".join(f"{c}\n" for c in self.spec.build_constraints))
+            self._write(bounds, "".join(f"{c}\n" for c in bounding))
             env["PIP_CONSTRAINT"] = str(bounds)
+        if self.era:  # a release's wheel before another's sdist, as builds of its day had
+            env["PIP_PREFER_BINARY"] = "1"
         env |= {"UV_NO_PROGRESS": "1", "UV_PYTHON_DOWNLOADS": "never"}
         binds = [*pip_paths(), uv_binary(), *ro]
         rw: list[tuple[str, str]] = []
@@ -566,6 +617,15 @@ def runner_names(test_cmd: str) -> frozenset[str]:
 
 def _test_runner(name: str, runners: frozenset[str]) -> bool:
     return any(name == r or name.startswith(f"{r}-") for r in runners)
+
+
+def arrives_itself(compiled: str, own: Collection[str]) -> bool:
+    """Whether a ``uv pip compile`` output pins the project itself (one of its ``own`` names),
+    as something else's dependency."""
+    names = {_normal(n) for n in own}
+    return any(
+        (m := _RESOLVED.match(line)) and _normal(m[1]) in names for line in compiled.splitlines()
+    )
 
 
 def cut_off_names(

@@ -53,6 +53,11 @@ class Outcome:
     output: str
 
 
+def as_path(rel: str) -> str:
+    """A relative path no runner can read as an option: ``./`` before one starting with ``-``."""
+    return f"./{rel}" if rel.startswith("-") else rel
+
+
 def run_tests(
     root: Path,
     files: Sequence[str],
@@ -75,7 +80,8 @@ def run_tests(
         argv = [env.python, str(gdir / "launch.py"), "-p", "no:toolpolicy", "-q"]
         # Plugins by name, autoloading off: an entry point in the workspace counts for nothing.
         argv += [arg for module in env.plugins for arg in ("-p", module)]
-        argv += ["--continue-on-collection-errors", *files]
+        # A file named like an option (``--output=x_test.py``) is still a file to pytest.
+        argv += ["--continue-on-collection-errors", *(as_path(f) for f in files)]
         result = env.sandbox(sandbox, root).run(
             argv,
             cwd=root,

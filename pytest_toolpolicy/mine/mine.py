@@ -72,9 +72,13 @@ def mine_change(checkout: Path, commit: str, setup: Setup) -> Mined:
     told = statement(change.commit, change.message, setup.supplied, change.branch)
     if told.thin:
         return dropped("statement", f"statement too thin to act on ({told.words} words)")
+    text = told.text
+    if len(text) > history.MAX_MESSAGE_CHARS:  # a merge's body and its branch's messages
+        text = text[: history.MAX_MESSAGE_CHARS] + "\n[... cut at 50,000 characters]"
     try:
         patch, test_patch = history.patches(checkout, change)
-        version, setup_commit = history.version(checkout, change.parent)
+        own = [setup.repo_name.rpartition("/")[2]]
+        version, setup_commit = history.version(checkout, change.parent, own)
     except history.MineError as exc:
         return dropped("candidate", str(exc))
     owner, _, name = setup.repo_name.partition("/")
@@ -84,7 +88,7 @@ def mine_change(checkout: Path, commit: str, setup: Setup) -> Mined:
         "base_commit": change.parent,
         "patch": patch,
         "test_patch": test_patch,
-        "problem_statement": told.text,
+        "problem_statement": text,
         "hints_text": "",
         "created_at": change.created_at,
         "version": version,

@@ -15,8 +15,11 @@ or see the harness's secrets. So every call gets:
 
 Keys that name a driver (``filter.<x>.clean``, ``diff.<x>.textconv``, ``merge.<x>.driver``)
 cannot be overridden without knowing ``<x>``; only config files can define them, and with
-system and global config off that leaves the workspace's own ``.git/config``, which the
-harness writes and ``Workspace`` pins (it refuses to run git once that file changes).
+system and global config off that leaves the repository's own ``.git/config``: for a workspace
+the harness writes it and ``Workspace`` pins it (it refuses to run git once that file
+changes); a repository the harness did not make (a mirror, a history to mine) is never git's
+repository at all, but read through a git directory of the harness's own whose configuration is
+an allow-list (``foreign.py``). This list is then a second line, not the mechanism.
 
 In-tree ``.gitattributes`` files are the repository's (or the model's) to write, and no
 command-line switch of git 2.39 turns them off: ``working-tree-encoding`` alone makes
@@ -64,6 +67,9 @@ NEUTRAL_CONFIG = (
     "credential.helper=",
     "diff.external=",
     "gpg.program=false",
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
+    "log.showSignature=false",
     "commit.gpgSign=false",
     "tag.gpgSign=false",
     "init.templateDir=",  # no template hooks in a new repository

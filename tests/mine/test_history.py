@@ -95,11 +95,40 @@ def test_too_many_files() -> None:
     assert history.candidate_reason(change) == "touches 16 files (more than 15)"
 
 
-def test_the_version_is_the_nearest_tag(repo: History, tmp_path: Path) -> None:
-    assert history.version(repo.root, repo.fix) == ("1.2", repo.initial)
+def test_the_version_the_project_declares_comes_before_the_nearest_tag(
+    repo: History, tmp_path: Path
+) -> None:
+    """The history's pyproject.toml says 1.0 while its nearest tag is v1.2.0 (a tag on another
+    line, as seaborn's are): the project's word wins, built at the commit itself."""
+    assert history.version(repo.root, repo.fix) == ("1.0", repo.fix)
     assert [history.major_minor(t) for t in ("v7.2.1", "3.0", "release-2", "1.10.0rc1")] == [
-        "7.2", "3.0", "release-2", "1.10",
+        "7.2", "3.0", None, "1.10",
     ]  # fmt: skip
+
+
+def test_a_computed_version_is_the_nearest_tag_s(tmp_path: Path) -> None:
+    """setuptools_scm and versioneer derive the version from the tag: so does the miner."""
+    from ..bench.gitmirrors import git, write
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "lib"\ndynamic = ["version"]\n',
+            "lib/__init__.py": "from ._version import version as __version__\n",
+        },
+    )
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "a")
+    tagged = git(tmp_path, "rev-parse", "HEAD")
+    git(tmp_path, "tag", "v2.4.1")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "b")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    assert history.version(tmp_path, head) == ("2.4", tagged)
+    write(tmp_path, {"lib/__init__.py": "__version__ = '2.4.2.dev0'\n"})
+    git(tmp_path, "commit", "-qam", "c")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    assert history.version(tmp_path, head) == ("2.4", tagged)  # declared, and the tag agrees
 
 
 def test_no_tag_is_version_0_0_at_the_commit_itself(tmp_path: Path) -> None:

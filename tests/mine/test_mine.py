@@ -47,7 +47,8 @@ def test_a_fix_and_its_test_become_an_instance_that_validates(repo: History) -> 
     row = mined.row
     assert row["instance_id"] == f"acme__calc-{repo.fix[:12]}"
     assert (row["base_commit"], row["mined_from"]) == (repo.docs, repo.fix)
-    assert (row["version"], row["environment_setup_commit"]) == ("1.2", repo.initial)
+    # The project declares 1.0 (its nearest tag, v1.2.0, says otherwise): built at its base.
+    assert (row["version"], row["environment_setup_commit"]) == ("1.0", repo.docs)
     assert row["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_float"]
     assert row["PASS_TO_PASS"] == [
         "tests/test_ops.py::TestDiv::test_exact[6-3-2]",
