@@ -113,8 +113,9 @@ ONE_CALL = (
 
 
 def test_an_external_agent_runs_on_socket_workers(tmp_path: Path) -> None:
-    """On an execnet socket server ``socketserver`` is execnet's script: the bridge still
-    starts (``agents/stdlib.py``) and the agent's call is served and recorded."""
+    """On an execnet socket server ``socketserver`` is execnet's script: the bridge, which
+    imports neither it nor ``http.server``, starts, and the agent's call is served and
+    recorded."""
     from pytest_toolpolicy.primitives.sandbox import Sandbox
 
     if Sandbox.from_env().mode != "bwrap":

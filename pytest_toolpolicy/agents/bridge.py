@@ -26,14 +26,14 @@ as server-sent events ending in a usage chunk, whether or not it asked for one.
 
 It listens on a Unix socket (the sandboxed agent reaches it through a forwarder inside its own
 network namespace, ``forwarder.py``) or on 127.0.0.1 (an agent run in the harness's own
-process). One call at a time: an agent that sends two at once waits for the first.
+process). Its connections are served by one selectors loop (``http_server.py``), whatever their
+number: at most ``BridgeLimits.connections`` at once, each closed when idle past ``idle_s`` or
+when a request does not arrive whole within ``request_s``, malformed HTTP answered 400 with the
+reason. One call at a time: requests are answered in turn, by one thread (``bridge_routes.py``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import logging
 import math
 import os
 import socket
@@ -41,26 +41,21 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from .. import jsonsafe
 from ..models.base import Completion, Model, ModelError, ModelRequest, Usage, cost_of
+from .bridge_routes import respond
 from .chat_request import BadRequest, params_of, prompt_bound, read_chat
-from .stdlib import ensure_stdlib
-
-ensure_stdlib("socketserver")  # before http.server imports it: see stdlib.py
-import socketserver  # noqa: E402
-from http.server import BaseHTTPRequestHandler  # noqa: E402
-
-log = logging.getLogger(__name__)
+from .http_server import BACKLOG, LoopServer, ServerLimits
+from .openai_wire import INVALID, error_body, reply_body
+from .openai_wire import stream_events as stream_events  # where it was, for its callers
 
 DEFAULT_MAX_TOKENS = 4096
 # A body refused for its size is still read (in pieces, and dropped) up to this many bytes, so
 # the agent's client, still sending it, gets the 413; a larger one is refused on a closed line.
 DRAIN_MAX = 32 << 20
-_PIECE = 1 << 16
-INVALID = "invalid_request_error"
 # Why an exchange has no completion: the agent's request was refused (by the bridge or the
 # endpoint, or it broke the bridge), a limit was reached, or the endpoint failed.
 Fault: TypeAlias = Literal["request", "limit", "endpoint"]
@@ -82,6 +77,14 @@ class BridgeLimits:
     # A request body past this is refused (413) from its Content-Length, unread: 4 MiB of
     # text is some million tokens, past any model's context.
     body_bytes: int = 4 << 20
+    # The bridge's connections (``http_server.py``): at most this many open at once (past it
+    # the one idle longest is closed to make room, or, none idle, the newcomer is answered 503);
+    # one with no request begun is closed after ``idle_s``; a request must arrive whole, and its
+    # reply be taken, within ``request_s`` (else 408 and closed). Bodies held at once: at most
+    # ``connections`` * ``body_bytes``.
+    connections: int = 32
+    idle_s: float = 30.0
+    request_s: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -119,8 +122,7 @@ class Bridge:
     model_name: str = "toolpolicy-bridge"
     exchanges: list[Exchange] = field(default_factory=list)
     stopped: str | None = None  # the limit that ended the run ("calls: 30 reached", ...)
-    _server: socketserver.BaseServer | None = None
-    _thread: threading.Thread | None = None
+    _servers: list[LoopServer] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _started: float = 0.0
 
@@ -139,30 +141,37 @@ class Bridge:
 
     def start_unix(self, path: Path) -> Path:
         """Serve on a new Unix socket at ``path`` (its directory the caller's own)."""
-        server = _UnixServer(str(path), _handler(self))
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(path))
         os.chmod(path, 0o666)  # the sandbox's user may differ from ours in a user namespace
-        self._serve(server)
+        self._serve(listener)
         return path
 
     def start_tcp(self, host: str = "127.0.0.1") -> str:
         """Serve on a free loopback port; returns the base URL (``http://127.0.0.1:N/v1``)."""
-        server = _TCPServer((host, 0), _handler(self))
-        self._serve(server)
-        return f"http://{host}:{server.server_address[1]}/v1"
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, 0))
+        self._serve(listener)
+        return f"http://{host}:{listener.getsockname()[1]}/v1"
 
-    def _serve(self, server: socketserver.BaseServer) -> None:
-        self._server = server
-        self._started = time.monotonic()
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    def _serve(self, listener: socket.socket) -> None:
+        listener.listen(BACKLOG)
+        limits = self.limits
+        server = LoopServer(
+            listener,
+            partial(respond, self),
+            ServerLimits(
+                limits.connections, limits.idle_s, limits.request_s, limits.body_bytes, DRAIN_MAX
+            ),  # fmt: skip
         )
-        self._thread.start()
+        self._started = time.monotonic()
+        self._servers.append(server)
+        server.start()
 
     def close(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        while self._servers:
+            self._servers.pop().close()
 
     def __enter__(self) -> Bridge:
         return self
@@ -182,7 +191,7 @@ class Bridge:
         fault) as the agent's; the response body to send."""
         with self._lock:
             self._keep(_Call(), None, why, "request")
-        return _error(why, kind)
+        return error_body(why, kind)
 
     def _answer(self, body: Mapping[str, Any]) -> tuple[int, dict[str, Any], Exchange]:
         call = _Call(params=params_of(body), stream=body.get("stream") is True)
@@ -192,12 +201,12 @@ class Bridge:
         try:
             chat = read_chat(body)
         except BadRequest as exc:
-            return 400, _error(str(exc), INVALID), self._keep(call, None, str(exc), "request")
+            return 400, error_body(str(exc), INVALID), self._keep(call, None, str(exc), "request")
         call.messages = chat.messages
         if chat.tools:
             why = ("the bridge serves chat text: this agent offered the model tools; run it in "
                    "its text mode (mini-swe-agent's text model class, smolagents' CodeAgent)")  # fmt: skip
-            return 400, _error(why, INVALID), self._keep(call, None, why, "request")
+            return 400, error_body(why, INVALID), self._keep(call, None, why, "request")
         cap = self.limits.max_completion_tokens
         cap = min(chat.max_tokens, cap) if chat.max_tokens is not None else cap
         over = self._unaffordable(chat.messages, cap)
@@ -217,11 +226,11 @@ class Bridge:
         except ModelError as exc:
             if exc.blame == "request":  # the endpoint refused what the agent asked: its own
                 why = f"refused by the endpoint: {exc}"
-                return 400, _error(why, INVALID), self._keep(call, None, why, "request")
+                return 400, error_body(why, INVALID), self._keep(call, None, why, "request")
             why = f"model error: {exc}"
-            return 502, _error(why, "model_error"), self._keep(call, None, why, "endpoint")
+            return 502, error_body(why, "model_error"), self._keep(call, None, why, "endpoint")
         kept = self._keep(call, completion, None, None)
-        return 200, _reply(completion, self.model_name, kept.index), kept
+        return 200, reply_body(completion, self.model_name, kept.index), kept
 
     def _keep(
         self, call: _Call, completion: Completion | None, error: str | None, fault: Fault | None
@@ -239,7 +248,7 @@ class Bridge:
     def _limited(self, call: _Call, over: str) -> tuple[int, dict[str, Any], Exchange]:
         self.stopped = self.stopped or over
         why = f"limit reached: {over}"
-        return 429, _error(why, "limit_reached"), self._keep(call, None, why, "limit")
+        return 429, error_body(why, "limit_reached"), self._keep(call, None, why, "limit")
 
     def _over(self) -> str | None:
         """The limit the next call would pass, or None."""
@@ -299,174 +308,3 @@ class _Call:
     stream: bool = False
     began: float = field(default_factory=time.monotonic)
     arrived: float = field(default_factory=time.time)
-
-
-def _usage(completion: Completion) -> dict[str, int]:
-    usage = completion.usage
-    return {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "total_tokens": usage.total_tokens,
-    }
-
-
-def _reply(completion: Completion, model: str, index: int) -> dict[str, Any]:
-    return {
-        "id": f"chatcmpl-bridge-{index}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": completion.text},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": _usage(completion),
-    }
-
-
-def _error(message: str, kind: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "code": kind}}
-
-
-def _one_line(text: str, chars: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= chars else text[: chars - 1] + "\u2026"
-
-
-def stream_events(reply: Mapping[str, Any]) -> list[bytes]:
-    """A reply as server-sent events: its text in one chunk, then the usage chunk, then
-    ``[DONE]`` (what OpenAI sends with ``stream_options.include_usage``)."""
-    base = {k: reply[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
-    text = reply["choices"][0]["message"]["content"]
-    chunks = [
-        base
-        | {
-            "choices": [
-                {"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}
-            ]
-        },  # fmt: skip
-        base | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-        base | {"choices": [], "usage": reply["usage"]},
-    ]
-    return [f"data: {json.dumps(c)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]
-
-
-def _handler(bridge: Bridge) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def setup(self) -> None:
-            super().setup()
-            if self.connection.family == socket.AF_INET:
-                # The headers and the body are two writes: without this, a client's delayed
-                # ACK holds the body back 40 ms a call (a Unix socket has no such delay).
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass  # the exchanges are the log
-
-        def do_GET(self) -> None:  # noqa: N802
-            if self.path.rstrip("/").endswith("/models"):
-                self._json(200, {"object": "list", "data": [
-                    {"id": bridge.model_name, "object": "model", "owned_by": "toolpolicy"}]})  # fmt: skip
-            else:
-                self._json(404, _error(f"no such path: {self.path[:200]}", "not_found"))
-
-        def do_POST(self) -> None:  # noqa: N802
-            try:
-                self._post()
-            except OSError:  # the line failed (the agent hung up, or stopped sending)
-                self.close_connection = True
-            except Exception as exc:  # noqa: BLE001 -- a last resort: never a traceback here
-                why = _one_line(f"bridge fault: {type(exc).__name__}: {exc}")
-                log.error("%s (item %s)", why, bridge.item or "?")
-                self.close_connection = True
-                with contextlib.suppress(OSError):
-                    self._json(500, bridge.refuse(why, "bridge_error"))
-
-        def _post(self) -> None:
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                why = f"no such path: {self.path[:200]}"
-                self._refused(404, why, self._size(), kind="not_found")
-                return
-            size = self._size()
-            if size is None or size == 0:
-                self._refused(400, "a chat request needs a Content-Length and a body", size)
-                return
-            limit = bridge.limits.body_bytes
-            if size > limit:
-                why = f"body too large: {size} bytes (the bridge takes at most {limit})"
-                self._refused(413, why, size)
-                return
-            try:
-                body = jsonsafe.loads(self.rfile.read(size))
-            except ValueError as exc:
-                why = _one_line(f"the body is not JSON ({exc})")
-                self._json(400, bridge.refuse(why))
-                return
-            if not isinstance(body, dict):
-                self._json(400, bridge.refuse("the body is not a JSON object"))
-                return
-            status, reply, kept = bridge.answer(body)
-            if status == 200 and kept.stream:
-                self._events(stream_events(reply))
-            else:
-                self._json(status, reply)
-
-        def _size(self) -> int | None:
-            """The body's announced size; None when it is not announced as one."""
-            try:
-                size = int(self.headers.get("Content-Length") or "")
-            except ValueError:
-                return None
-            return size if size >= 0 else None
-
-        def _refused(self, status: int, why: str, size: int | None, kind: str = INVALID) -> None:
-            """Refuse a request whose body is not read: its bytes are dropped in pieces (up to
-            ``DRAIN_MAX``) so the client, still sending, hears the answer; else the line closes."""
-            reply = bridge.refuse(why, kind)
-            if size is not None and size <= DRAIN_MAX:
-                while size > 0:
-                    piece = self.rfile.read(min(size, _PIECE))
-                    if not piece:
-                        break
-                    size -= len(piece)
-            else:
-                self.close_connection = True
-            self._json(status, reply)
-
-        def _json(self, status: int, body: Mapping[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            if self.close_connection:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _events(self, events: list[bytes]) -> None:
-            data = b"".join(events)
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
-
-
-class _TCPServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-
-    def get_request(self) -> tuple[socket.socket, Any]:
-        conn, _ = self.socket.accept()
-        return conn, ("unix", 0)  # BaseHTTPRequestHandler formats the client address
