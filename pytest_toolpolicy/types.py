@@ -6,13 +6,13 @@ A trajectory is the only input the measures read, so everything in it round-trip
 from __future__ import annotations
 
 import copy
-import json
 import os
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from . import jsonsafe
+from .input_files import Skipped, read_jsonl
 
 # How a run ends (spec §3.3): the model's own terminal call, or the harness stopping it.
 TerminalOutcome: TypeAlias = Literal["ask_user", "stop"]
@@ -145,11 +145,14 @@ class Trajectory:
         return _plain(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Trajectory:
-        turns = tuple(_turn(t) for t in data["turns"])
-        outcome = Outcome(**data["outcome"])
-        fields = {k: v for k, v in data.items() if k not in ("turns", "outcome")}
-        return cls(turns=turns, outcome=outcome, **fields)
+    def from_dict(cls, data: Any) -> Trajectory:
+        """The trajectory a JSON record holds; ``RecordError`` naming the first field of the
+        wrong shape (a ``turns`` that is no list, a turn that is no object, a usage that is not
+        numbers), so that every reader refuses such a record in one place
+        (``trajectory_json.py``)."""
+        from .trajectory_json import trajectory_from
+
+        return trajectory_from(data)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Append as one JSON line (a file holds many trajectories); what cannot be written
@@ -160,27 +163,17 @@ class Trajectory:
 
 
 def load_trajectories(path: str | os.PathLike[str]) -> list[Trajectory]:
-    text = Path(path).read_text(encoding="utf-8")
-    return [Trajectory.from_dict(json.loads(line)) for line in text.splitlines() if line.strip()]
+    """Every trajectory of ``path``; ``InputError`` naming the first line that holds none."""
+    trajectories, skipped = read_trajectories(path)
+    if skipped:
+        raise skipped.error()
+    return trajectories
 
 
-def _turn(data: dict[str, Any]) -> Turn:
-    return Turn(
-        index=data["index"],
-        prompt=data["prompt"],
-        completion=data["completion"],
-        request=ToolCall(**data["request"]) if data["request"] else None,
-        rejections=tuple(Rejection(**r) for r in data["rejections"]),
-        observations=tuple(
-            Observation(**{**o, "cites": tuple(o["cites"])}) for o in data["observations"]
-        ),
-        deferred=tuple(ToolCall(**c) for c in data["deferred"]),
-        noop=data["noop"],
-        extra_selections=tuple(data["extra_selections"]),
-        executed=tuple(ToolCall(**c) for c in data.get("executed", ())),
-        suppressed=tuple(ToolCall(**c) for c in data.get("suppressed", ())),
-        retrieval=tuple(data.get("retrieval", ())),
-    )
+def read_trajectories(path: str | os.PathLike[str]) -> tuple[list[Trajectory], Skipped]:
+    """Every trajectory of ``path``, and the lines that hold none (torn, or of the wrong
+    shape), skipped."""
+    return read_jsonl(Path(path), Trajectory.from_dict)
 
 
 def _plain(value: Any) -> Any:

@@ -59,26 +59,23 @@ def _positive(text: str) -> int:
 
 def _build(ns: argparse.Namespace) -> int:
     from ..bench.eligible import runnable_here
-    from ..bench.load import DatasetError, load_instances
     from ..bench.workspaces import WorkspaceSetupError
     from ..cli import UsageError
+    from ..cli_inputs import check_env_specs, dataset_note, load_dataset, say
     from ..primitives.sandbox import Sandbox, SandboxUnavailable
     from .cache import build_environment
     from .spec import EnvironmentSetupError
 
+    check_env_specs()
+    # The A/B's exclusion, so a seeded sample here is the one the A/B will draw.
+    exclude = runnable_here(Path(ns.repos) if ns.repos else None)
+    loaded = load_dataset(
+        ns.dataset, ids=ns.ids, sample=ns.sample, seed=ns.seed, exclude=exclude, strata=ns.strata
+    )
+    say("envs build", dataset_note(ns.dataset, loaded.errors))
     try:
-        # The A/B's exclusion, so a seeded sample here is the one the A/B will draw.
-        exclude = runnable_here(Path(ns.repos) if ns.repos else None)
-        loaded = load_instances(
-            ns.dataset,
-            ids=ns.ids,
-            sample=ns.sample,
-            seed=ns.seed,
-            exclude=exclude,
-            strata=ns.strata,
-        )
         sandbox = Sandbox.from_env()
-    except (DatasetError, SandboxUnavailable, ValueError) as exc:
+    except SandboxUnavailable as exc:
         raise UsageError(str(exc)) from None
     for error in loaded.errors:
         print(f"skipped: {error}")
@@ -143,9 +140,22 @@ def group_instances(instances: tuple[Instance, ...]) -> dict[tuple[str, str, str
 
 
 def _list(ns: argparse.Namespace) -> int:
+    from ..cli_inputs import say
     from .cache import envs_root, list_environments
+    from .records import read_json
 
     rows = list_environments()
+    # What list_environments passed over: a record cut short or not an object (it reads each
+    # with read_json, as here).
+    root = envs_root()
+    unread = (
+        [p for p in sorted(root.glob("*.json")) if read_json(p) is None] if root.is_dir() else []
+    )
+    if unread:
+        say(
+            "envs list",
+            f"{unread[0]}: not a readable JSON object ({len(unread)} record(s) skipped)",
+        )
     if not rows:
         print(f"no environments in {envs_root()}")
         return 0

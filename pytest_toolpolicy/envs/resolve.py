@@ -378,12 +378,15 @@ def add_resolve(actions: Any) -> None:
 
 def _resolve(ns: argparse.Namespace) -> int:
     from ..cli import UsageError
+    from ..cli_inputs import check_env_specs, say
+    from ..input_files import end_torn_line
     from ..paths import cache_dir
     from ..primitives.sandbox import SandboxUnavailable
     from .interpreters import find_python, interpreter_version
     from .spec import shipped_repos
     from .venvs import uv_binary
 
+    check_env_specs()
     repos = ns.only_repos or shipped_repos()
     wanted = ns.only_versions
     pairs = [(r, v) for r in repos for v in spec_versions(r) if not wanted or v in wanted]
@@ -393,6 +396,12 @@ def _resolve(ns: argparse.Namespace) -> int:
         run = sandboxed(cache_dir() / "uv")
     except SandboxUnavailable as exc:
         raise UsageError(str(exc)) from None
+    torn = end_torn_line(Path(ns.record)) if ns.record else None
+    if torn:
+        say(
+            "envs resolve",
+            f"{ns.record}:{torn}: cut short; outcomes are recorded from the next line on",
+        )
     outcomes = []
     for repo, version in pairs:
         try:

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..bench.bundled_repos import StreamError, import_stream
+from ..cli_inputs import say_skipped
+from ..input_files import RecordError, Skipped, scan_jsonl
 from ..paths import write_atomic
 from . import history
 from .mine import Mined, Setup, mine_change
@@ -228,21 +230,21 @@ def _append(path: Path, row: dict[str, Any]) -> None:
 
 
 def _done(path: Path, key: str) -> set[str]:
-    """The commits a file of earlier output holds; a torn last line (a crash mid-write) is
-    dropped from the file, so its commit is mined again."""
+    """The commits a file of earlier output holds; a line that holds none (a crash mid-write
+    tears the last one) is said, and dropped from the file, so its commit is mined again."""
     if not path.exists():
         return set()
-    found: set[str] = set()
-    good: list[str] = []
-    torn = False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-            found.add(str(row[key]))
-            good.append(line)
-        except (ValueError, KeyError, TypeError):
-            torn = True
-    if torn:
-        text = "".join(f"{line}\n" for line in good)
-        write_atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    return found
+    skipped = Skipped(path)
+    kept = list(scan_jsonl(path, lambda row: _commit(row, key), skipped))
+    if skipped:
+        say_skipped("mine", skipped)
+        old = path.read_bytes()
+        lines = [old[e.offset : e.offset + e.length].rstrip(b"\n") + b"\n" for e in kept]
+        write_atomic(path, lambda tmp: tmp.write_bytes(b"".join(lines)))
+    return {entry.record for entry in kept}
+
+
+def _commit(row: Any, key: str) -> str:
+    if not isinstance(row, dict) or not isinstance(row.get(key), str):
+        raise RecordError(f"no {key} named")
+    return str(row[key])

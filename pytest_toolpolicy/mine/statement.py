@@ -16,11 +16,13 @@ Pure functions.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from ..input_files import InputError, RecordError, read_jsonl
 
 MIN_WORDS = 8
 _TRAILER = re.compile(r"^[A-Z][A-Za-z-]+(?:-[Bb]y|-[Tt]o)?: \S")
@@ -81,20 +83,20 @@ def statement(
 
 
 def read_supplied(path: Path) -> dict[str, str]:
-    """``{commit: problem_statement}`` from a JSON Lines file; a line without both is an error
-    that names it."""
-    found: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            commit, text = row["commit"], row["problem_statement"]
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(
-                f'{path}:{number}: expected {{"commit": ..., "problem_statement": ...}}'
-            ) from None
-        if not isinstance(commit, str) or not isinstance(text, str):
-            raise ValueError(f"{path}:{number}: commit and problem_statement must be strings")
-        found[commit.strip()] = text
-    return found
+    """``{commit: problem_statement}`` from a JSON Lines file; a line without both is an
+    ``InputError`` (a ``ValueError``) that names it."""
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    rows, skipped = read_jsonl(path, _supplied)
+    if skipped:
+        raise skipped.error()
+    return {commit.strip(): text for commit, text in rows}
+
+
+def _supplied(row: Any) -> tuple[str, str]:
+    if not isinstance(row, dict) or "commit" not in row or "problem_statement" not in row:
+        raise RecordError('expected {"commit": ..., "problem_statement": ...}')
+    commit, text = row["commit"], row["problem_statement"]
+    if not isinstance(commit, str) or not isinstance(text, str):
+        raise RecordError("commit and problem_statement must be strings")
+    return commit, text

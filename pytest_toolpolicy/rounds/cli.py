@@ -92,7 +92,7 @@ def add_parser(sub: Any) -> None:
 
 
 def _retrieval(ns: argparse.Namespace) -> int:
-    from ..bench.load import DatasetError
+    from ..cli_inputs import say
     from .retrieval import evaluate, first_points, render, rows_of
 
     embedder = None
@@ -104,13 +104,10 @@ def _retrieval(ns: argparse.Namespace) -> int:
         except EmbedderUnavailable as exc:
             print(f"note: embedding retrievers left out: {exc.reason}", file=sys.stderr)
     for source in ns.dataset or ["bundled"]:
-        try:
-            rows, bad = rows_of(source)
-        except DatasetError as exc:
-            print(f"toolpolicy retrieval: {exc}", file=sys.stderr)
-            return 2
+        rows, malformed = rows_of(source)  # a source that cannot be read: InputError, exit 2
+        say("retrieval", malformed)
         queries, skipped = first_points(rows)
-        for why in bad + skipped:
+        for why in skipped:
             print(f"note: left out: {why}", file=sys.stderr)
         title = (
             f"{source}: first decision points, {len(queries)} of {len(rows)} rows"
@@ -124,7 +121,8 @@ def _retrieval(ns: argparse.Namespace) -> int:
 
 
 def _later(report: Path, rows: list[dict[str, Any]], source: str, embedder: Any, seed: int) -> None:
-    from ..types import load_trajectories
+    from ..cli_inputs import say_skipped
+    from ..types import read_trajectories
     from .retrieval import evaluate, later_points, render
 
     path = report / "trajectories.jsonl"
@@ -132,7 +130,9 @@ def _later(report: Path, rows: list[dict[str, Any]], source: str, embedder: Any,
         print(f"note: {report}: no trajectories.jsonl", file=sys.stderr)
         return
     statements = {str(r["instance_id"]): str(r.get("problem_statement") or "") for r in rows}
-    queries = later_points(load_trajectories(path), statements)
+    trajectories, skipped = read_trajectories(path)
+    say_skipped("retrieval", skipped)
+    queries = later_points(trajectories, statements)
     if not queries:
         print(f"{report}: no decision point past the first on the gold path (its policy runs"
               " left it at once, ended, or have no label)\n")  # fmt: skip
@@ -156,11 +156,14 @@ def _split(ns: argparse.Namespace) -> Any:
 def _built(ns: argparse.Namespace, command: str) -> Any:
     """The report's labels, built and written, with the chosen source's label as the one to
     fit on (None: the report has none, said on stderr)."""
+    from ..cli_inputs import say, say_skipped
     from .labels import LabelsError, build, choose
 
     labeler = _toolformer(ns, command)
+    if labeler is not None:
+        say_skipped(command, labeler.skipped)
     try:
-        frame = build(ns.report, _split(ns), toolformer=labeler)
+        frame = build(ns.report, _split(ns), toolformer=labeler, note=lambda s: say(command, s))
     except LabelsError as exc:
         print(f"toolpolicy {command}: {exc}", file=sys.stderr)
         return None
@@ -175,16 +178,17 @@ def _built(ns: argparse.Namespace, command: str) -> Any:
 def _toolformer(ns: argparse.Namespace, command: str) -> Any:
     if not ns.toolformer:
         return None
-    from ..bench.load import DatasetError
+    from ..cli_inputs import say
     from .retrieval import rows_of
     from .scorer import LocalScorer
     from .toolformer import CACHE, Labeler, ScoreError
 
     try:
         scorer = LocalScorer(ns.scorer)
-        rows, _ = rows_of(ns.dataset)
-    except (ScoreError, DatasetError) as exc:
+    except ScoreError as exc:
         raise SystemExit(f"toolpolicy {command}: {exc}") from None
+    rows, malformed = rows_of(ns.dataset)  # a dataset that cannot be read: InputError, exit 2
+    say(command, malformed)
     patches = {str(r["instance_id"]): str(r.get("patch") or "") for r in rows}
 
     def progress(what: str) -> None:
@@ -237,6 +241,10 @@ def _probe(ns: argparse.Namespace) -> int:
     if not str(ns.model).startswith("local:"):
         print(render(None, f"{ns.model} exposes no hidden states; only local: models do"))
         return 0
+    if ns.candidates is not None and ns.candidates.exists():
+        from ..input_files import read_toml
+
+        read_toml(ns.candidates)  # the file the probe is added to, before any fitting
     frame = _built(ns, "probe")
     if frame is None:
         return 2

@@ -27,7 +27,7 @@ are on both sides.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from ..bench.gold import GOLD_DIR
 from ..bench.gold_source import label_for
 from ..policy.confidence import confidence
 from ..policy.probe import prompt_text
-from ..types import Trajectory, load_trajectories
+from ..types import Trajectory, read_trajectories
 from .toolformer import Labeler, Scored
 
 FILE = "labels.parquet"
@@ -202,12 +202,20 @@ def build(
     split: Split,
     gold_dir: Path | None = GOLD_DIR,
     toolformer: Labeler | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
-    """The labels of every trajectory ``report`` saved, written beside them as ``labels.parquet``."""
+    """The labels of every trajectory ``report`` saved, written beside them as ``labels.parquet``.
+    A line that holds no trajectory (torn, or of the wrong shape) is skipped, and ``note`` told
+    so in one line."""
     path = report / "trajectories.jsonl"
     if not path.is_file():
         raise LabelsError(f"{report}: no trajectories.jsonl (is it a report directory?)")
-    frame = pd.DataFrame(label_rows(load_trajectories(path), split, gold_dir, toolformer))
+    trajectories, skipped = read_trajectories(path)
+    if skipped and not trajectories:
+        raise LabelsError(skipped.summary())  # nothing to go on with
+    if skipped and note is not None:
+        note(skipped.summary())
+    frame = pd.DataFrame(label_rows(trajectories, split, gold_dir, toolformer))
     if frame.empty:
         raise LabelsError(f"{path}: no decision point in any trajectory")
     for column in (

@@ -16,7 +16,6 @@ Pure but for the embedder, which is passed in.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +29,8 @@ from ..ab.stats import paired_bootstrap
 from ..bench.gold import GOLD_DIR, hand_label
 from ..bench.gold_derive import derive
 from ..bench.gold_source import label_for
-from ..bench.load import load_instances
+from ..cli_inputs import dataset_note, load_dataset
+from ..input_files import RecordError, read_jsonl
 from ..policy.registry import TOOL_NAMES
 from ..policy.retrieve import keyword_scores, rank_by_cosine, tool_text
 from ..policy.retrieve import rank_hybrid as policy_hybrid
@@ -126,31 +126,32 @@ def render(scored: Sequence[Scored], title: str) -> str:
     return "\n".join(lines)
 
 
-def rows_of(source: str) -> tuple[list[dict[str, Any]], list[str]]:
+def rows_of(source: str) -> tuple[list[dict[str, Any]], str]:
     """Rows with ``instance_id``, ``problem_statement`` and ``patch``: from a JSON-lines file
     (SWE-bench's rows; test fields not needed), else from a dataset as ``--toolpolicy-dataset``
-    names one. Also the rows that could not be read, each with why."""
+    names one. Also one line saying which malformed rows were skipped ("" for none); a source
+    that cannot be read at all is an ``InputError``."""
     path = Path(source)
     if path.suffix == ".jsonl" and path.is_file():
-        rows, bad = [], []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            try:
-                row = json.loads(line)
-            except ValueError:
-                bad.append(f"{path.name}:{number}: not JSON")
-                continue
-            if isinstance(row, dict) and isinstance(row.get("instance_id"), str):
-                rows.append(row)
-            else:
-                bad.append(f"{path.name}:{number}: no instance_id")
-        return rows, bad
-    loaded = load_instances(source, require_tests=False)
+        rows, skipped = read_jsonl(path, _row)
+        return rows, skipped.summary()
+    loaded = load_dataset(source, require_tests=False)
     rows = [
         {"instance_id": i.instance_id, "problem_statement": i.problem_statement,
          "patch": i.patch, "underspecified": i.underspecified}
         for i in loaded.instances
     ]  # fmt: skip
-    return rows, [str(e) for e in loaded.errors]
+    return rows, dataset_note(source, loaded.errors)
+
+
+def _row(row: Any) -> dict[str, Any]:
+    """A SWE-bench row as retrieval reads it: its id, and its text fields where it has them."""
+    if not isinstance(row, dict) or not isinstance(row.get("instance_id"), str):
+        raise RecordError("no instance_id")
+    for key in ("problem_statement", "patch"):
+        if not isinstance(row.get(key) or "", str):
+            raise RecordError(f"{key} is not a string")
+    return row
 
 
 def first_points(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..input_files import RecordError, Skipped, end_torn_line, read_jsonl
 from ..types import Turn
 
 CHARS = 96
@@ -120,7 +121,14 @@ class Labeler:
         self.errors: list[str] = []
         self.scored = 0
         self.asked = 0  # losses the scorer computed (the rest were remembered)
-        self._losses: dict[str, float] = _read(cache) if cache else {}
+        # The remembered losses; the lines that hold none (a build killed mid-write tears the
+        # last one) are skipped, said by the caller from ``skipped``.
+        self.skipped = Skipped(cache or Path(CACHE))
+        self._losses: dict[str, float] = {}
+        if cache:
+            losses, self.skipped = read_jsonl(cache, _loss_entry)
+            self._losses = dict(losses)
+            end_torn_line(cache)  # a loss appended next starts its own line
 
     def label(self, instance_id: str, turn: Turn, arm: str = "policy") -> Scored | None:
         if self.arms is not None and arm not in self.arms:
@@ -158,15 +166,11 @@ class Labeler:
         return self._losses[key]
 
 
-def _read(path: Path) -> dict[str, float]:
-    """The remembered losses; a torn last line (an interrupted build) is skipped."""
-    out: dict[str, float] = {}
-    if not path.is_file():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            entry: Any = json.loads(line)
-            out[str(entry["key"])] = float(entry["loss"])
-        except (ValueError, KeyError, TypeError):
-            continue
-    return out
+def _loss_entry(entry: Any) -> tuple[str, float]:
+    """One remembered loss: ``{"key": ..., "loss": ...}``."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+        raise RecordError("not a remembered loss (no key)")
+    loss = entry.get("loss")
+    if not isinstance(loss, (int, float)) or isinstance(loss, bool) or not math.isfinite(loss):
+        raise RecordError(f"not a remembered loss (loss {loss!r})")
+    return entry["key"], float(loss)

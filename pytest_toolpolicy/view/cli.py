@@ -29,7 +29,7 @@ def _view(ns: argparse.Namespace) -> int:
     except (ReportError, SiteError) as exc:
         return _usage(str(exc))
     for note in site.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"toolpolicy view: {note}", file=sys.stderr)
     print(f"{site.index} ({site.pages} pages, {site.bytes / 1e6:.1f} MB, {site.seconds:.1f} s)")
     if not ns.serve:
         return 0
@@ -51,7 +51,7 @@ def _view(ns: argparse.Namespace) -> int:
 
 
 def _usage(message: str) -> int:
-    """Exit 2 with one line, as the other commands' usage errors (``cli.UsageError``, not
-    imported: run as ``python -m pytest_toolpolicy.cli`` that module is ``__main__``)."""
-    print(f"toolpolicy: {message}", file=sys.stderr)
+    """Exit 2 with one line, as the other commands' bad input (``cli.main``'s, not imported:
+    run as ``python -m pytest_toolpolicy.cli`` that module is ``__main__``)."""
+    print(f"toolpolicy view: {message}", file=sys.stderr)
     return 2

@@ -72,7 +72,9 @@ def build_site(
         table = decision_table(results, report.meta)
     write(out / "index.html", index_page(table, report.meta, results, clean))
     write(out / "items.html", items_page(item_rows(results), clean))
-    notes = [f"trajectories.jsonl {line}" for line in report.trajectories.unreadable[:10]]
+    # One line for each file whose malformed lines were skipped.
+    skipped = (report.trajectories.skipped, report.instances_skipped)
+    notes = [s.summary() for s in skipped if s]
     pages = {}
     for instance_id, group in results.groupby("instance_id", sort=False):
         iid = str(instance_id)

@@ -7,10 +7,12 @@ line starts, and an instance page reads back only its own lines.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..input_files import InputError, RecordError, Skipped, read_jsonl, read_parquet, scan_jsonl
+from ..types import Trajectory
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,27 +39,17 @@ class TrajectoryIndex:
 
     path: Path
     by_instance: dict[str, dict[str, Located]] = field(default_factory=dict)
-    unreadable: list[str] = field(default_factory=list)  # lines that are not a trajectory
+    skipped: Skipped | None = None  # the lines that hold no trajectory, each with why
 
     @classmethod
     def scan(cls, path: Path) -> TrajectoryIndex:
-        index = cls(path)
-        if not path.is_file():
-            return index
-        offset = 0
-        with path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if raw.strip():
-                    try:
-                        record = json.loads(raw)
-                        instance = str(record["instance_id"])
-                        item = trajectory_item(record)
-                    except (ValueError, KeyError, TypeError) as exc:
-                        index.unreadable.append(f"line {number}: {exc}")
-                    else:
-                        located = Located(offset, len(raw), number)
-                        index.by_instance.setdefault(instance, {})[item] = located
-                offset += len(raw)
+        """One streamed pass, each line read as every command reads a trajectory
+        (``Trajectory.from_dict``): a torn line or one of the wrong shape is skipped."""
+        index = cls(path, skipped=Skipped(path))
+        for entry in scan_jsonl(path, _located_item, index.skipped):
+            instance, item = entry.record
+            located = Located(entry.offset, entry.length, entry.line)
+            index.by_instance.setdefault(instance, {})[item] = located
         return index
 
     def read(self, located: Located) -> dict[str, Any]:
@@ -65,6 +57,12 @@ class TrajectoryIndex:
             handle.seek(located.offset)
             record: dict[str, Any] = json.loads(handle.read(located.length))
         return record
+
+
+def _located_item(record: Any) -> tuple[str, str]:
+    """A line's instance and item id, once the line holds a trajectory."""
+    trajectory = Trajectory.from_dict(record)
+    return trajectory.instance_id, trajectory_item(record)
 
 
 def trajectory_item(record: dict[str, Any]) -> str:
@@ -80,11 +78,10 @@ class Report:
     meta: dict[str, Any]
     instances: dict[str, dict[str, Any]]  # instance id -> its record (issue, test lists)
     trajectories: TrajectoryIndex
+    instances_skipped: Skipped | None = None  # instances.jsonl's lines that hold none
 
 
 def read_report(directory: Path) -> Report:
-    import pandas as pd
-
     directory = Path(directory)
     parquet = directory / RESULTS
     if not parquet.is_file():
@@ -92,32 +89,29 @@ def read_report(directory: Path) -> Report:
             f"{directory} holds no {RESULTS}: give the directory an A/B session wrote"
             " (--toolpolicy-report, by default reports/<model>-<dataset>-seed<N>)"
         )
-    try:
-        results = pd.read_parquet(parquet)
-    except (OSError, ValueError) as exc:
-        raise ReportError(f"{parquet} cannot be read: {exc}") from None
+    try:  # a file that cannot be read at all (a table cut short): ReportError, one line
+        results = read_parquet(parquet)
+        instances, skipped = read_jsonl(directory / INSTANCES, _instance)
+        trajectories = TrajectoryIndex.scan(directory / TRAJECTORIES)
+    except InputError as exc:
+        raise ReportError(str(exc)) from None
+    missing = [c for c in ("instance_id", "variant") if c not in results.columns]
+    if missing:
+        raise ReportError(f"{parquet}: not a results table: no column {missing[0]}")
     # Taken off the frame: pandas deep-copies ``attrs`` into every frame an operation makes,
     # which made building the decision table several times slower.
     meta = dict(results.attrs.pop("toolpolicy_meta", None) or {})
     results.attrs = {}
-    return Report(
-        directory,
-        results,
-        meta,
-        dict(_instances(directory / INSTANCES)),
-        TrajectoryIndex.scan(directory / TRAJECTORIES),
-    )
+    return Report(directory, results, meta, dict(instances), trajectories, skipped)
 
 
-def _instances(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Reports written before ``instances.jsonl`` have none: their pages show each test's
-    outcome without the FAIL_TO_PASS / PASS_TO_PASS split."""
-    if not path.is_file():
-        return
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-                yield str(record["instance_id"]), record
-            except (ValueError, KeyError, TypeError):
-                continue
+def _instance(record: Any) -> tuple[str, dict[str, Any]]:
+    """An ``instances.jsonl`` record by its id. Reports written before that file have none:
+    their pages show each test's outcome without the FAIL_TO_PASS / PASS_TO_PASS split."""
+    if not isinstance(record, dict) or not isinstance(record.get("instance_id"), str):
+        raise RecordError("not an instance (no instance_id)")
+    for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+        tests = record.get(key) or []
+        if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+            raise RecordError(f"{key} is not a list of test ids")
+    return record["instance_id"], record

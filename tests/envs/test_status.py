@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ from pytest_toolpolicy.envs.cache import envs_root
 from pytest_toolpolicy.envs.status import environment_counts
 from pytest_toolpolicy.grading.coverage import record_row
 from pytest_toolpolicy.grading.validate import ValidationRow
+
+from ..malformed import one_line
 
 
 def test_counts_built_and_failed_per_repository() -> None:
@@ -40,11 +44,16 @@ def test_status_prints_environments_and_coverage(
             iid, "-", "-", category == "validated", "v", 1.0, "o/a", category, cause
         )  # type: ignore[arg-type]
         record_row(record, row)
-    with record.open("a") as handle:
-        handle.write("torn")  # a run killed mid-line
+    wrong = {**dataclasses.asdict(row), "instance_id": "a-3", "seconds": "slow", "repo": 5}
+    with record.open("a") as handle:  # a row of the wrong shape, then a run killed mid-line
+        handle.write(json.dumps(wrong) + "\ntorn")
     assert main(["envs", "status", "--record", str(record)]) == 0
-    out = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
     assert out[1] == "  o/a: 1 built, 1 failed"
     assert out[3] == f"validation coverage (2 instance(s) recorded in {record}):"
-    assert out[6] == "| o/a | 2 | 1 | 50% | 1 | network ×1 | 0 | - |"
-    assert out[7].startswith(f"unreadable: {record}:3: not a validation row")
+    assert out[6] == "| o/a | 2 | 1 | 50% | 1 | network ×1 | 0 | - |" and len(out) == 7
+    assert one_line(captured.err) == (
+        f"toolpolicy envs status: {record}:3: not a validation row (seconds is str, not float)"
+        " (2 malformed lines skipped: 3, 4)"
+    )

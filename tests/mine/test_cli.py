@@ -9,6 +9,7 @@ import pytest
 
 from pytest_toolpolicy.cli import main
 
+from ..malformed import one_line, write_malformed
 from .history_repo import History, make_history
 
 
@@ -51,13 +52,36 @@ def test_candidates_then_a_second_walk_does_only_what_is_new(
     assert [r["mined_from"] for r in rows(out)] == [repo.merge] and not skipped.exists()
 
 
-def test_a_line_torn_by_a_crash_is_mined_again(repo: History, tmp_path: Path) -> None:
+def test_a_line_torn_by_a_crash_is_mined_again(
+    repo: History, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "mined.jsonl"
     assert main(["mine", str(repo.root), "--out", str(out), "--no-run", "--limit", "1"]) == 0
-    with out.open("a") as handle:
-        handle.write('{"instance_id": "acme__calc-')  # the process died mid-line
+    with out.open("a") as handle:  # a row of the wrong shape, then the process died mid-line
+        handle.write('{"mined_from": 7}\n{"instance_id": "acme__calc-')
+    capsys.readouterr()
     assert main(["mine", str(repo.root), "--out", str(out), "--no-run", "--limit", "4"]) == 0
+    captured = capsys.readouterr()
+    assert one_line(captured.err) == (
+        f"toolpolicy mine: {out}:2: no mined_from named (2 malformed lines skipped: 2, 3)"
+    )
+    assert "4 commits in the walk, 1 done before" in captured.out  # the good line was used
     assert [r["mined_from"] for r in rows(out)] == [repo.merge, repo.fix]
+
+
+def test_a_malformed_statements_file_is_one_line_and_exit_two(
+    repo: History, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    statements = tmp_path / "statements.jsonl"
+    good = {"commit": repo.fix, "problem_statement": "Division floors"}
+    write_malformed(statements, [good], {**good, "problem_statement": ["a list"]})
+    out = tmp_path / "mined.jsonl"
+    argv = ["mine", str(repo.root), "--out", str(out), "--statements", str(statements)]
+    assert main(argv) == 2
+    assert one_line(capsys.readouterr().err) == (
+        f"toolpolicy mine: {statements}:2: commit and problem_statement must be strings"
+    )
+    assert not out.exists()  # nothing mined on a statement file it cannot read
 
 
 def test_a_repository_named_otherwise(

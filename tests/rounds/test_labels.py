@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -180,3 +181,53 @@ def test_a_fit_on_simulated_logprobs_says_so() -> None:
     calibration = fit(points.assign(logprobs_source="simulated"))
     assert calibration.simulated and "SIMULATED" in render_report(calibration)
     assert not fit(points.assign(logprobs_source="endpoint")).simulated
+
+
+WRONG_SHAPES = [
+    (lambda r: {**r, "turns": "oops"}, "turns is not a list but a string"),
+    (lambda r: {**r, "turns": [5]}, "turns[0] is not an object but a number"),
+    (
+        lambda r: {**r, "turns": [{**r["turns"][0], "completion": {
+            **r["turns"][0]["completion"], "usage": {"prompt_tokens": "many",
+                                                     "completion_tokens": 1}}}]},
+        "turns[0].completion.usage.prompt_tokens is not a number but a string",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["labels", "calibrate"])
+@pytest.mark.parametrize(("wrong", "why"), WRONG_SHAPES)
+def test_a_torn_line_and_a_record_of_the_wrong_shape_are_skipped_and_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, wrong: Any, why: str
+) -> None:
+    from pytest_toolpolicy.cli import main
+
+    from ..malformed import one_line, write_malformed
+
+    runs = [run("bundled__memstore-1", turn(0, READ, -0.5), turn(1, EDIT, -2.0)),
+            run("bundled__memstore-6", turn(0, READ, -0.1))]  # fmt: skip
+    path = tmp_path / "trajectories.jsonl"
+    good = [t.to_dict() for t in runs]
+    torn = write_malformed(path, good, wrong(good[1]))
+    assert main([command, str(tmp_path), "--test-share", "0.5"]) == 0
+    out, err = capsys.readouterr()
+    assert "3 decision points of 2 instances" in out  # both good trajectories, once each
+    assert one_line(err) == (
+        f"toolpolicy {command}: {path}:2: {why} (2 malformed lines skipped: 2, {torn})"
+    )
+
+
+def test_nothing_but_malformed_lines_is_one_line_and_exit_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_toolpolicy.cli import main
+
+    from ..malformed import one_line
+
+    path = tmp_path / "trajectories.jsonl"
+    path.write_text('{"instance_id": "x", "tur')
+    assert main(["labels", str(tmp_path)]) == 2
+    assert one_line(capsys.readouterr().err).startswith(
+        f"toolpolicy labels: {path}:1: cut short: not JSON: Unterminated string"
+    )
+    assert not (tmp_path / "labels.parquet").exists()

@@ -75,16 +75,18 @@ def test_bootstrap_interval_is_seeded_and_holds_the_mean() -> None:
 
 
 def test_first_points_of_the_bundled_benchmark_and_of_rows(tmp_path: Path) -> None:
-    rows, bad = rows_of("bundled")
+    rows, malformed = rows_of("bundled")
     queries, skipped = first_points(rows)
-    assert bad == [] and len(rows) == 25 and len(queries) + len(skipped) == 25
+    assert malformed == "" and len(rows) == 25 and len(queries) + len(skipped) == 25
     assert all("first move is ask_user" in why for why in skipped)  # under-specified ones
     patch = "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"
     row = {"instance_id": "r-1", "problem_statement": "pkg.mod.f returns 1", "patch": patch}
     lines = [json.dumps(row), "not json", '{"no": "id"}']
     (tmp_path / "rows.jsonl").write_text("\n".join(lines) + "\n")
-    rows, bad = rows_of(str(tmp_path / "rows.jsonl"))
-    assert [r["instance_id"] for r in rows] == ["r-1"] and len(bad) == 2
+    rows, malformed = rows_of(str(tmp_path / "rows.jsonl"))
+    assert [r["instance_id"] for r in rows] == ["r-1"]
+    assert malformed.endswith("rows.jsonl:2: not JSON: Expecting value (column 1) (2 malformed"
+                              " lines skipped: 2, 3)")  # fmt: skip
     (query,), _ = first_points(rows)
     assert query.relevant & {"search_symbol", "read_entity"}  # derived from the patch
 
@@ -121,3 +123,42 @@ def test_later_points_follow_the_gold_path_and_rebuild_the_query() -> None:
                      {})  # fmt: skip
     assert later_points([off], {"bundled__memstore-1": statement}) == []  # left at once
     assert later_points([run], {}) == []  # no issue text: nothing rebuilt
+
+
+def test_the_command_skips_malformed_rows_and_trajectories_and_says_so_once_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_toolpolicy.cli import main
+
+    from ..malformed import one_line, write_malformed
+    from .test_labels import READ, run, turn
+
+    patch = "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"
+    good = [{"instance_id": f"r-{n}", "problem_statement": "pkg.mod.f returns 1", "patch": patch}
+            for n in (1, 2)]  # fmt: skip
+    rows = tmp_path / "rows.jsonl"
+    torn = write_malformed(rows, good, {**good[0], "instance_id": "r-9", "patch": ["a list"]})
+    assert main(["retrieval", "--no-embed", "--dataset", str(rows)]) == 0
+    out, err = capsys.readouterr()
+    assert "first decision points, 2 of 2 rows" in out and "| keyword | 2 |" in out
+    assert one_line(err) == (
+        f"toolpolicy retrieval: {rows}:2: patch is not a string (2 malformed lines skipped:"
+        f" 2, {torn})"
+    )
+    report = tmp_path / "report"
+    report.mkdir()
+    trajectories = [run("r-1", turn(0, READ)).to_dict()]
+    torn = write_malformed(report / "trajectories.jsonl", trajectories, {"turns": []})
+    argv = ["retrieval", "--no-embed", "--dataset", "bundled", "--report", str(report)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    named = [line for line in err.splitlines() if "trajectories.jsonl" in line]
+    assert "Traceback" not in err and named == [
+        f"toolpolicy retrieval: {report / 'trajectories.jsonl'}:2: the record lacks instance_id"
+        f" (2 malformed lines skipped: 2, {torn})"
+    ]
+    (tmp_path / "rows.json").write_text('[{"instance_id": "r-1",\n "patch": "x"')
+    assert main(["retrieval", "--no-embed", "--dataset", str(tmp_path / "rows.json")]) == 2
+    assert one_line(capsys.readouterr().err).startswith(
+        f"toolpolicy retrieval: {tmp_path / 'rows.json'}:2: not JSON: Expecting"
+    )

@@ -149,8 +149,15 @@ def test_a_torn_cache_line_is_skipped(tmp_path: Path) -> None:
     cache = tmp_path / "tf.jsonl"
     cache.write_text(json.dumps({"key": "k", "loss": 1.0}) + "\n" + '{"key": "z", "lo')
     scorer = FakeScorer()
-    Labeler(scorer, {"i-1": PATCH}, cache).label("i-1", call_turn())
+    labeler = Labeler(scorer, {"i-1": PATCH}, cache)
+    assert labeler.skipped.summary().startswith(f"{cache}:2: cut short: not JSON")
+    labeler.label("i-1", call_turn())
     assert len(scorer.asked) == 3  # nothing of this turn was remembered; it was all asked
+    # the losses asked for were appended each on a line of its own, the torn one left alone
+    scorer = FakeScorer()
+    again = Labeler(scorer, {"i-1": PATCH}, cache)
+    again.label("i-1", call_turn())
+    assert scorer.asked == [] and [n for n, _ in again.skipped.lines] == [2]
 
 
 def test_gbnf_literals_escape_what_the_grammar_would_read() -> None:
@@ -224,3 +231,29 @@ def test_the_shell_labels_from_remembered_losses_without_a_server(
     assert "Toolformer: 1 calls scored by local:gemma3-270m (0 could not be)" in captured.err
     with pytest.raises(SystemExit, match="needs a local: model"):
         main(["labels", str(tmp_path), "--toolformer", "--scorer", "openai:gpt-4o-mini"])
+
+
+def test_the_shell_says_once_which_remembered_losses_it_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_toolpolicy.cli import main
+    from pytest_toolpolicy.rounds.retrieval import rows_of
+
+    run = Trajectory("bundled__memstore-1", "policy", "policy", "m", (call_turn(),),
+                     Outcome("stop"), meta={"grade": {"resolved": False}})  # fmt: skip
+    (tmp_path / "trajectories.jsonl").write_text(json.dumps(run.to_dict()) + "\n")
+    patches = {str(r["instance_id"]): str(r["patch"]) for r in rows_of("bundled")[0]}
+    scorer = FakeScorer()
+    scorer.name = "local:gemma3-270m"
+    cache = tmp_path / "toolformer.jsonl"
+    Labeler(scorer, patches, cache).label("bundled__memstore-1", call_turn())
+    with cache.open("a") as handle:  # a loss of the wrong type, then a build killed mid-line
+        handle.write('{"key": "k", "loss": "low"}\n{"key": "z", "lo')
+    assert main(["labels", str(tmp_path), "--toolformer"]) == 0  # all remembered: no server
+    out, err = capsys.readouterr()
+    assert "Toolformer's own label: 1 calls scored, 1 useful" in out  # from the good lines
+    named = [line for line in err.splitlines() if str(cache) in line]
+    assert "Traceback" not in err and named == [
+        f"toolpolicy labels: {cache}:4: not a remembered loss (loss 'low')"
+        " (2 malformed lines skipped: 4, 5)"
+    ]

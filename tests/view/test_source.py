@@ -3,17 +3,15 @@
 import json
 from pathlib import Path
 
+from pytest_toolpolicy.types import Outcome, Trajectory
 from pytest_toolpolicy.view.source import TrajectoryIndex, trajectory_item
 
 
 def _record(instance: str, variant: str, trial: int | None = None, text: str = "x") -> dict:
-    return {
-        "instance_id": instance,
-        "variant": variant,
-        "arm": "policy",
-        "meta": {"trial": trial},
-        "text": text,
-    }
+    """A trajectory's record: the viewer reads each line as every command reads one."""
+    meta = {"trial": trial}
+    trajectory = Trajectory(instance, "policy", variant, "m", (), Outcome("stop"), text, meta)
+    return json.loads(json.dumps(trajectory.to_dict()))
 
 
 def test_each_item_is_found_by_offset_and_read_back_whole(tmp_path: Path) -> None:
@@ -36,10 +34,14 @@ def test_each_item_is_found_by_offset_and_read_back_whole(tmp_path: Path) -> Non
 
 def test_a_line_that_is_no_trajectory_is_noted_and_the_rest_kept(tmp_path: Path) -> None:
     path = tmp_path / "trajectories.jsonl"
-    path.write_text('{"instance_id": "a", "variant": "current"}\n{not json\n[]\n', encoding="utf-8")
+    wrong = {**_record("b", "current"), "turns": {}}  # of the wrong shape: not read either
+    lines = [json.dumps(_record("a", "current")), "{not json", "[]", json.dumps(wrong)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     index = TrajectoryIndex.scan(path)
-    assert list(index.by_instance["a"]) == ["a-current"]
-    assert [u.split(":")[0] for u in index.unreadable] == ["line 2", "line 3"]
+    assert list(index.by_instance) == ["a"] and list(index.by_instance["a"]) == ["a-current"]
+    assert index.skipped is not None
+    assert [n for n, _ in index.skipped.lines] == [2, 3, 4]
+    assert index.skipped.lines[2][1] == "turns is not a list but an object"
 
 
 def test_a_missing_file_is_an_empty_index(tmp_path: Path) -> None:
