@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonsafe, limits
+from .cli_inputs import command_of
 from .cli_models import ModelOptionsError, add_model_options, model_options
+from .input_files import InputError
 
 
 class UsageError(Exception):
@@ -175,18 +177,24 @@ def _built(ns: argparse.Namespace, **kwargs: Any) -> Any:
 
 
 def _validate(ns: argparse.Namespace) -> int:
-    from .bench import DatasetError, load_instances
+    from .cli_inputs import check_env_specs, dataset_note, load_dataset, say
     from .grading.coverage import coverage, format_coverage, record_row, validation_log
     from .grading.validate import ValidationRow, format_table, validate
+    from .input_files import end_torn_line
     from .primitives.sandbox import Sandbox, SandboxUnavailable
 
+    check_env_specs()
+    loaded = load_dataset(ns.dataset, ids=ns.ids)
+    say("validate", dataset_note(ns.dataset, loaded.errors))
     try:
-        loaded = load_instances(ns.dataset, ids=ns.ids)
         sandbox = Sandbox.from_env()
-    except (DatasetError, SandboxUnavailable, ValueError) as exc:
+    except SandboxUnavailable as exc:
         raise UsageError(str(exc)) from None
     repos = Path(ns.repos) if ns.repos else None
     log = Path(ns.record) if ns.record else validation_log()
+    torn = end_torn_line(log)  # else the first row appended would join the torn line, and be lost
+    if torn:
+        say("validate", f"{log}:{torn}: cut short; the rows are recorded from the next line on")
     total = len(loaded.instances)
     done = [0]
 
@@ -213,17 +221,21 @@ def _validate(ns: argparse.Namespace) -> int:
 def _run(ns: argparse.Namespace) -> int:
     import tempfile
 
+    from .ab.confinement import SandboxRefused, confined, model_runs
     from .ab.pipeline import RunSetup, run_instance
-    from .bench.load import DatasetError, load_instances
+    from .cli_inputs import check_env_specs, dataset_note, dataset_problem, load_dataset
     from .models import CacheError, PriceError
     from .paths import write_atomic
 
     try:
         generation = model_options(ns).generation  # bad options first: nothing is loaded
-        loaded = load_instances(ns.dataset, ids=[ns.instance])
-    except (DatasetError, ModelOptionsError) as exc:
+    except ModelOptionsError as exc:
         raise UsageError(str(exc)) from None
+    check_env_specs()
+    loaded = load_dataset(ns.dataset, ids=[ns.instance])
     if not loaded.instances:
+        if dataset_note(ns.dataset, loaded.errors):  # the instance asked for is malformed
+            raise dataset_problem(ns.dataset, list(loaded.errors))
         raise UsageError("; ".join(str(e) for e in loaded.errors) or f"no instance {ns.instance}")
     instance = loaded.instances[0]
     try:
@@ -232,9 +244,19 @@ def _run(ns: argparse.Namespace) -> int:
         model = _built(ns, instances=instances)
     except (ValueError, NotImplementedError, PriceError, CacheError, OSError) as exc:
         raise UsageError(str(exc)) from None
+    try:  # fail closed: a real model's commands never run unsandboxed unless asked
+        sandbox = confined(
+            model_runs(ns.model),
+            os.environ.get("TOOLPOLICY_SANDBOX") or "auto",
+            os.environ.get("TOOLPOLICY_BWRAP"),
+        )
+    except (SandboxRefused, ValueError) as exc:
+        raise UsageError(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="toolpolicy-run-") as tmp:
         repos = Path(ns.repos) if ns.repos else None
-        setup = RunSetup(repos=repos, tests_visible=not ns.hide_tests, generation=generation)
+        setup = RunSetup(
+            sandbox=sandbox, repos=repos, tests_visible=not ns.hide_tests, generation=generation
+        )
         result = run_instance(instance, ns.arm, model, Path(tmp), setup=setup)
     traj = result.trajectory
     out = ns.out or Path(f"reports/runs/{instance.instance_id}-{ns.arm}.jsonl")
@@ -399,6 +421,9 @@ def main(argv: list[str] | None = None) -> int:
             return ns.func(ns)
     except UsageError as exc:
         print(f"toolpolicy: {jsonsafe.escape(str(exc))}", file=sys.stderr)
+        return 2
+    except InputError as exc:  # a file the command cannot do without: named, with its line
+        print(f"toolpolicy {command_of(ns)}: {jsonsafe.escape(str(exc))}", file=sys.stderr)
         return 2
     except Exception as exc:
         # Imported here, not at the top: the primitives cost a twentieth of a second to import,

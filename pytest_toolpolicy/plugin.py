@@ -78,7 +78,13 @@ _OPTIONS: tuple[tuple[str, bool, str], ...] = (
         "wall seconds an external current agent may run on one item (default 1800); then it is"
         " stopped, and its item ends budget_exhausted",
     ),
-    ("--toolpolicy-sandbox", True, "auto (default), require (refuse without bubblewrap), degraded"),
+    (
+        "--toolpolicy-sandbox",
+        True,
+        "auto (default: bubblewrap; without it a real model or an external agent is refused, sim"
+        " and scripted: run degraded), require (refuse without bubblewrap), degraded (opt in to"
+        " runs that see the host's files and network; the table's header says so)",
+    ),
     (
         "--toolpolicy-limits",
         True,

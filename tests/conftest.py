@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 # Imported once here, before any pytester test: pytester restores sys.modules after each test,
@@ -8,6 +11,7 @@ from pathlib import Path
 import pandas.core.arrays.arrow.extension_types  # noqa: F401
 import pytest
 
+from pytest_toolpolicy.ab.itemdir import WORKDIR_ENV
 from pytest_toolpolicy.primitives import Toolbox, Workspace
 from pytest_toolpolicy.primitives.embedder import model_dir
 from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxUnavailable
@@ -22,6 +26,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also run the tests marked slow (end-to-end and statistical checks, left out of a "
         "plain run; `make test-slow` runs them with -m slow)",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every A/B session the suite starts (in process, in pytester's subprocesses, on xdist
+    workers and theirs) runs its items under a root of the suite's own, never where a user's
+    sessions on this machine run theirs: a user's session holding an item's lock held two of
+    the suite's tests for 21 and 13 minutes. Made by the controller (its workers inherit it)
+    and removed at its end."""
+    if hasattr(config, "workerinput"):
+        return
+    root = tempfile.mkdtemp(prefix="toolpolicy-tests-workdir-")
+    before = os.environ.get(WORKDIR_ENV)
+    os.environ[WORKDIR_ENV] = root
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop(WORKDIR_ENV, None)
+        else:
+            os.environ[WORKDIR_ENV] = before
+        shutil.rmtree(root, ignore_errors=True)
+
+    config.add_cleanup(restore)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -53,8 +79,13 @@ def _nodeid(config: pytest.Config, arg: str) -> str:
 
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """pytester, its sessions given their own PYTEST_ADDOPTS (tests/sessions.py says why)."""
+    """pytester, its sessions given their own PYTEST_ADDOPTS (tests/sessions.py says why), and
+    a HOME of their own below the project directory rather than the project directory itself
+    (pytester's), where a session with an external agent is refused (ab/confinement.py)."""
     monkeypatch.setenv("PYTEST_ADDOPTS", ADDOPTS)
+    home = pytester.path / ".home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
     return pytester
 
 

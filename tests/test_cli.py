@@ -1,5 +1,7 @@
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,8 @@ import pytest
 from pytest_toolpolicy import limits
 from pytest_toolpolicy.cli import main, positive_int, positive_number
 from pytest_toolpolicy.primitives.envelope import HarnessFault
+
+from .malformed import one_line, write_malformed
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -194,3 +198,114 @@ def test_deep_requests_and_a_ledger_without_a_directory_are_usage_errors(
     ledger = tmp_path / "no" / "ledger.json"
     assert main(["call", "--workspace", str(repo), "--ledger", str(ledger), "{}"]) == 2
     assert f"no directory {ledger.parent}" in capsys.readouterr().err
+
+
+SAMPLE = Path(__file__).parent / "data" / "swebench" / "verified_full_sample.jsonl"
+BUNDLED = Path(__file__).parents[1] / "pytest_toolpolicy" / "bench" / "bundled" / "instances"
+
+
+@pytest.fixture
+def malformed_dataset(tmp_path: Path) -> tuple[Path, str]:
+    """SWE-bench rows: two good, psf__requests-1142 with a FAIL_TO_PASS of the wrong type on
+    line 2, a torn last line. The torn line's number."""
+    flask, requests, other = (json.loads(line) for line in SAMPLE.read_text().splitlines())
+    data = tmp_path / "rows.jsonl"
+    return data, write_malformed(data, [flask, other], {**requests, "FAIL_TO_PASS": 5})
+
+
+def test_validate_skips_malformed_records_and_says_so_once(
+    malformed_dataset: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, _ = malformed_dataset
+    mirrors = tmp_path / "mirrors"
+    mirrors.mkdir()  # none: each good instance is validated, as an infra error, at once
+    ids = ["pallets__flask-5014", "psf__requests-1142", "psf__requests-2317"]
+    argv = ["validate", "--dataset", str(data), "--repos", str(mirrors), "--ids", *ids]
+    assert main([*argv, "--record", str(tmp_path / "validated.jsonl")]) == 1
+    captured = capsys.readouterr()
+    assert one_line(captured.err) == (
+        f"toolpolicy validate: {data}:2: instance psf__requests-1142: field FAIL_TO_PASS:"
+        " not a list of test ids (5) (1 malformed record skipped)"
+    )
+    assert "2 instances, 2 failed, 1 failed to load" in captured.out  # the good two were used
+    for good in ("pallets__flask-5014", "psf__requests-2317"):
+        assert re.search(rf"^\[\d/2\] {good} \d+s infra_error: workspace$", captured.out, re.M)
+
+
+def test_validate_records_past_a_torn_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    record = tmp_path / "rows.jsonl"
+    record.write_text('{"instance_id": "x", "ok": tr')  # a run killed mid-row
+    mirrors = tmp_path / "mirrors"
+    mirrors.mkdir()
+    argv = ["validate", "--dataset", str(SAMPLE), "--repos", str(mirrors), "--record", str(record)]
+    assert main([*argv, "--ids", "pallets__flask-5014"]) == 1  # no mirror: an infra error
+    assert one_line(capsys.readouterr().err) == (
+        f"toolpolicy validate: {record}:1: cut short; the rows are recorded from the next line on"
+    )
+    row = json.loads(record.read_text().splitlines()[1])  # the new row, whole, on line 2
+    assert row["instance_id"] == "pallets__flask-5014" and row["category"] == "infra_error"
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_torn_json_dataset_is_one_line_and_exit_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    data = tmp_path / "rows.json"
+    data.write_text("[" + SAMPLE.read_text().splitlines()[0] + ",\n" + '{"instance_id": "psf_')
+    argv = ["--dataset", str(data)]
+    argv += ["--instance", "psf__requests-1142", "--arm", "policy", "--model", "sim"] * (
+        command == "run"
+    )
+    assert main([command, *argv]) == 2
+    assert one_line(capsys.readouterr().err).startswith(
+        f"toolpolicy {command}: {data}:2: not JSON: Unterminated string starting at (column 17)"
+    )
+
+
+def test_run_refuses_the_malformed_record_it_was_asked_for(
+    malformed_dataset: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, _ = malformed_dataset
+    argv = ["run", "--dataset", str(data), "--arm", "policy", "--model", "sim"]
+    assert main([*argv, "--instance", "psf__requests-1142"]) == 2
+    assert one_line(capsys.readouterr().err) == (
+        f"toolpolicy run: {data}:2: instance psf__requests-1142: field FAIL_TO_PASS:"
+        " not a list of test ids (5)"
+    )
+
+
+def test_run_goes_on_past_another_instances_torn_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copytree(BUNDLED.parent, tmp_path / "bundled")  # the instances and their repos
+    bundled = tmp_path / "bundled" / "instances"
+    spec = bundled / "bundled__memstore-2" / "instance.json"
+    spec.write_text(spec.read_text()[:80])
+    out = tmp_path / "traj.jsonl"
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(json.dumps(json.dumps({"tool": "stop", "args": {"reason": "no"}})) + "\n")
+    argv = ["run", "--dataset", f"bundled:{bundled}", "--instance", "bundled__memstore-1"]
+    argv += ["--arm", "policy", "--model", f"scripted:{replies}", "--out", str(out)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "instance: bundled__memstore-1  arm: policy" in captured.out
+    assert captured.err == ""  # a record it was not asked for: nothing to say of it
+    argv[4] = "bundled__memstore-2"
+    assert main(argv) == 2
+    assert one_line(capsys.readouterr().err).startswith(
+        f"toolpolicy run: bundled:{bundled}: instance bundled__memstore-2: field instance.json:"
+        f" unreadable JSON in {spec}: "
+    )
+
+
+def test_run_with_a_real_model_fails_closed_without_a_sandbox(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No bubblewrap: a real model's run is refused before anything starts, saying how to
+    install it or opt in; with the opt-in (or with sim) it runs."""
+    monkeypatch.setenv("TOOLPOLICY_BWRAP", "/nonexistent/bwrap")
+    argv = ["run", "--instance", "bundled__memstore-1", "--arm", "policy"]
+    assert main([*argv, "--model", "openai:gpt-test", "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    err = one_line(capsys.readouterr().err)
+    assert "a real model (openai:gpt-test) runs only in bubblewrap's sandbox" in err
+    assert "apt-get install bubblewrap" in err and "TOOLPOLICY_SANDBOX=degraded" in err

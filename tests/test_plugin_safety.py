@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from pytest_toolpolicy.ab.item import lock_path
+from pytest_toolpolicy.ab.itemdir import lock_path
 from pytest_toolpolicy.ab.row import ItemSpec
 from pytest_toolpolicy.ab.store import claim
 from pytest_toolpolicy.paths import safe_name

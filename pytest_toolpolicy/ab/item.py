@@ -4,7 +4,6 @@ into its results row)."""
 from __future__ import annotations
 
 import dataclasses
-import fcntl
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from ..types import Trajectory
 from .bandit import BanditStore
 from .candidates import Candidate
 from .generation import Generation
+from .itemdir import LOCK_WAIT_S, held
 from .memo import ExecutionMemo
 from .pipeline import RunSetup, run_instance
 from .row import ItemSpec, row_of
@@ -48,26 +48,21 @@ class Harness:
     agent: AgentSpec | None = None  # who plays the current arm (None: the stock loop)
     agent_timeout: float = 1800.0  # an external agent's wall seconds on one item
     bandit: BanditStore | None = None  # row 12's state, where a candidate has a bandit
+    lock_wait: float = LOCK_WAIT_S  # seconds an item waits for its directory's lock
+    token: str = ""  # the session's: its waits are shown by its progress line (itemdir.py)
 
 
 def run_item(spec: ItemSpec, harness: Harness) -> tuple[dict[str, Any], Trajectory]:
-    """Runs in ``workdir/<item id>/repo``, the same path in every session: paths reach the
-    prompt through test output, and a path that changed from run to run would make two runs
-    over the same state send different requests. A lock keeps concurrent sessions apart."""
+    """Runs in ``workdir/<item id>/repo``, the same path every time its report directory runs
+    it, held by the item's lock (``itemdir.py``)."""
     directory = harness.workdir / safe_name(spec.id)
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(lock_path(directory), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with held(directory, item=spec.id, bound=harness.lock_wait, token=harness.token):
+        directory.mkdir(exist_ok=True)
         try:
             return _run_item(spec, harness, directory)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
-
-
-def lock_path(directory: Path) -> Path:
-    """The item's lock beside its directory. The whole name plus ``.lock``: an item id holds
-    dots (``policy-no:trigger.lint``), so ``with_suffix`` would give two gates one lock."""
-    return directory.parent / (directory.name + ".lock")
 
 
 def _run_item(

@@ -23,6 +23,9 @@ Level = Literal["items", "summary", "off"]
 # without flooding.
 INTERVAL_S = 30.0
 STEPS = 10
+# How often the clock looks, while items run, for one waiting on another process's lock: a
+# wait is said at once, not at the next summary.
+WAIT_POLL_S = 1.0
 ERROR_WIDTH = 70
 
 
@@ -162,7 +165,9 @@ def summary_line(
     *,
     final: bool,
     running: int = 0,
+    waiting: Sequence[str] = (),
 ) -> str:
+    """``waiting``: the items waiting for another process's lock, each as its wait says."""
     done = len(rows)
     resumed = sum(bool(row.get("resumed")) for row in rows)
     parts = [f"{done}/{total} items" if total else f"{done} items"]
@@ -170,6 +175,8 @@ def summary_line(
         parts[0] += f" ({resumed} resumed)"
     if running and not final:
         parts[0] += f", {running} running"
+    if waiting and not final:
+        parts.append("; ".join(waiting))
     groups = resolved_by_group(rows)
     parts.append("resolved " + (", ".join(f"{g} {r}/{n}" for g, r, n in groups) or "none yet"))
     # An endpoint's model error is measured (not resolved): only the rest is not.
@@ -188,7 +195,8 @@ def summary_line(
 @dataclass
 class Progress:
     """The rows so far (by item: a rerun item replaces its row), the items running (by node
-    id, from their start until their row or their end) and when the summary showed."""
+    id, from their start until their row or their end), those of them waiting for another
+    process's lock (by item id: what the wait says) and when the summary showed."""
 
     total: int | None = None  # the A/B items to run; None until collection says
     started: float = 0.0
@@ -196,6 +204,7 @@ class Progress:
     interval: float = INTERVAL_S
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
+    waiting: dict[str, str] = field(default_factory=dict)
     shown_at: float = 0.0
     shown_done: int = 0
 
@@ -217,9 +226,17 @@ class Progress:
         """Seconds until a summary on the clock can next be due."""
         return max(0.0, self.shown_at + self.interval - now)
 
+    def wait(self, waits: Mapping[str, str]) -> list[str]:
+        """Take the items waiting now (item id -> "waiting for ... held by pid N since T"):
+        a line for each wait not said before."""
+        new = [text for item, text in waits.items() if self.waiting.get(item) != text]
+        self.waiting = dict(waits)
+        return [f"toolpolicy: {text}" for text in new]
+
     def add(self, row: dict[str, Any]) -> str:
         """Take a row; its item line."""
         self.rows[item_of(row)] = row
+        self.waiting.pop(item_of(row), None)
         return item_line(row, len(self.rows), self.total, trial=self.trial)
 
     def due(self, now: float, *, steps: bool) -> bool:
@@ -238,4 +255,7 @@ class Progress:
     def summary(self, now: float, *, final: bool = False) -> str:
         self.shown_at, self.shown_done = now, len(self.rows)
         rows, running = list(self.rows.values()), len(self.running)
-        return summary_line(rows, self.total, now - self.started, final=final, running=running)
+        return summary_line(
+            rows, self.total, now - self.started, final=final, running=running,
+            waiting=list(self.waiting.values()),
+        )  # fmt: skip

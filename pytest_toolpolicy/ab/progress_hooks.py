@@ -1,6 +1,9 @@
 """The live progress of an A/B session, on the controller (or in a serial session): a line per
 finished item with ``-v``, the running summary at every tenth of the items and on a clock while
-items run (``ticker.py``), and the final summary at the end of the run loop.
+items run (``ticker.py``), and the final summary at the end of the run loop. An item waiting
+for another process's lock on its directory says so at once, and in every summary while it
+waits: the clock reads the waiting notes its session's processes leave (``itemdir.py``) on this
+machine's disk (a remote worker's wait shows only when its item fails, naming the holder).
 
 pytest's own lines of an item (its start, its result, its end) are written holding ``lock``,
 and so is every progress line, so the clock's thread never writes into the middle of one.
@@ -15,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .progress import INTERVAL_S, Progress, item_nodes, level_for, row_in
+from .progress import INTERVAL_S, WAIT_POLL_S, Progress, item_nodes, level_for, row_in
 from .session import ROW_PROPERTY, ABSession
 from .ticker import TerminalCopy, Ticker, interval_from_env
 
@@ -64,7 +67,7 @@ class ProgressHooks:
         if serial:  # the item runs with its output captured: write past the capture
             self.terminal = TerminalCopy()
         self.ticker = Ticker(self._tick, self.lock)
-        self.ticker.start(self.progress.interval)
+        self.ticker.start(min(self.progress.interval, WAIT_POLL_S))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_logstart(self, nodeid: str) -> Generator[None, object, object]:
@@ -113,15 +116,19 @@ class ProgressHooks:
     # -- the lines ---------------------------------------------------------------------------
 
     def _tick(self) -> float | None:
-        """On the clock's thread, holding the lock: the summary when one is due, and the
-        seconds to the next look (None: progress is off)."""
+        """On the clock's thread, holding the lock: a line for each item that began waiting for
+        another process's lock, the summary when one is due, and the seconds to the next look
+        (at most ``WAIT_POLL_S``: a wait is said at once; None: progress is off)."""
         try:
             now = time.monotonic()
             if self.level == "off":
                 return None
+            waits = {w.item: w.describe() for w in self.session.waiting()}
+            if said := self.progress.wait(waits):
+                self._write_now(said)
             if self.progress.tick_due(now):
                 self._write_now([self.progress.summary(now)])
-            delay = self.progress.next_tick(now)
+            delay = min(self.progress.next_tick(now), WAIT_POLL_S)
             return delay if delay > 0 else min(1.0, self.progress.interval)  # due, none running
         except Exception as exc:
             self.level = "off"

@@ -69,7 +69,12 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
         lines.append(LOCAL_DISCLAIMERS.get(model, LOCAL_DISCLAIMER))
     if meta.get("structured") is not None:
         lines.append(_requests_line(meta))
-    if meta.get("sandbox") == "degraded":
+    if meta.get("sandbox") == "degraded" and meta.get("sandbox_opt_in"):
+        lines.append(
+            "sandbox: DEGRADED \u2014 runs saw the host's files and network"
+            f" ({meta['sandbox_opt_in']})"
+        )
+    elif meta.get("sandbox") == "degraded":
         lines.append("sandbox: DEGRADED (no bubblewrap): tests and commands ran unconfined")
     if errors := meta.get("load_errors"):
         listed = 5  # each names its instance and field; the rest are counted

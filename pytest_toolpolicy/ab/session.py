@@ -22,7 +22,6 @@ no disk with the controller, lose nothing; what else a worker needs comes in its
 from __future__ import annotations
 
 import json
-import tempfile
 import traceback
 import uuid
 from pathlib import Path
@@ -38,12 +37,14 @@ from ..bench.sampling import describe
 from ..models.base import Model
 from ..paths import cache_dir, write_atomic
 from ..policy.config import PolicyConfig
-from ..primitives.sandbox import Sandbox, SandboxUnavailable
+from ..primitives.sandbox import Sandbox
 from ..types import Trajectory
 from .bandit import BanditStore
 from .candidates import candidate_line
+from .confinement import SandboxRefused, session_sandbox
 from .handover import TOKEN_FILE, Handover
 from .item import Harness, run_item
+from .itemdir import Waiting, report_root, waiting_notes
 from .memo import ExecutionMemo
 from .row import ItemSpec, error_row
 from .schema import item_of
@@ -89,6 +90,7 @@ class ABSession:
         self._harness: Harness | None = None
         self._sandbox: Sandbox | None = None
         self._workdir: Path | None = None
+        self._item_root: Path | None = None
         self._lock: IO[str] | None = None
         self._handover_out: Handover | None = None
         self._earlier: dict[str, dict[str, Any]] | None = None
@@ -183,12 +185,28 @@ class ABSession:
         return self.store.load(item_id)
 
     def sandbox(self) -> Sandbox:
+        """Fail closed (``confinement.py``): a real model's or an external agent's session
+        without bubblewrap is a usage error unless degraded was asked for by name."""
         if self._sandbox is None:
             try:
-                self._sandbox = Sandbox.select(self.settings.sandbox)
-            except SandboxUnavailable as exc:
-                raise pytest.UsageError(f"--toolpolicy-sandbox=require: {exc}") from None
+                self._sandbox = session_sandbox(self.settings)
+            except SandboxRefused as exc:
+                raise pytest.UsageError(str(exc)) from None
         return self._sandbox
+
+    def item_root(self) -> Path:
+        """Where this session's items run: one directory per report directory (``itemdir.py``),
+        the controller's on a worker too."""
+        if self._item_root is None:
+            report = self.settings.report.resolve()
+            if self.handover is not None:
+                report = Path(self.handover.report)
+            self._item_root = report_root(self.settings.workdir, report)
+        return self._item_root
+
+    def waiting(self) -> list[Waiting]:
+        """This session's items waiting for another process's lock (on this machine's disk)."""
+        return waiting_notes(self.item_root(), self.token)
 
     def ablated(self) -> tuple[str, ...]:
         """The gates to ablate that the candidate has on (ablating an off gate changes nothing)."""
@@ -291,7 +309,7 @@ class ABSession:
 
     def harness(self) -> Harness:
         if self._harness is None:
-            self._workdir = Path(tempfile.gettempdir()) / "toolpolicy-ab"
+            self._workdir = self.item_root()
             instances = {i.instance_id: i for i in self.loaded().instances}
             settings = self.settings
             memo = ExecutionMemo(self._memo_path()) if settings.memo else None
@@ -311,6 +329,8 @@ class ABSession:
                 agent=settings.current,
                 agent_timeout=settings.agent_timeout,
                 bandit=self._bandit_store(),
+                lock_wait=settings.lock_wait,
+                token=self.token,
             )
         return self._harness
 
@@ -427,6 +447,10 @@ class ABSession:
             "ablation_skipped": list(self.skipped_ablations()),
             "memo": self.settings.memo,
             "sandbox": self.sandbox().mode,
+            # degraded by the user's own choice, in the words they chose it with
+            "sandbox_opt_in": f"{self.settings.sandbox_source}=degraded"
+            if self.settings.sandbox == "degraded"
+            else None,
             "trials": self.settings.trials,
             "candidates": {
                 c.name: candidate_line(c, model, self.settings.generation.logprobs)

@@ -20,8 +20,10 @@ from ..models.spec import validate_model_spec
 from ..paths import safe_name
 from ..policy.config import GATES
 from .candidates import Candidate, CandidateError, read_candidates
+from .confinement import home_problem
 from .endpoint import Endpoint, EndpointError, endpoint_from
 from .generation import Generation, GenerationError, generation_from
+from .itemdir import LOCK_WAIT_ENV, LOCK_WAIT_S, WORKDIR_ENV, default_workdir
 from .schema import FIRST_ABLATIONS
 
 MODES = ("current", "policy", "ab")
@@ -55,6 +57,8 @@ class Settings:
     memo: bool = True
     tests_visible: bool = True
     sandbox: str = "auto"  # auto | require | degraded (TOOLPOLICY_SANDBOX otherwise)
+    sandbox_source: str = ""  # who chose it: --toolpolicy-sandbox, TOOLPOLICY_SANDBOX ("" default)
+    bwrap: str | None = None  # the bwrap binary (TOOLPOLICY_BWRAP; else found on PATH)
     endpoint: Endpoint = field(default_factory=Endpoint)
     generation: Generation = field(default_factory=Generation)
     trials: int = 1  # runs of each item (--toolpolicy-trials)
@@ -62,6 +66,10 @@ class Settings:
     view: bool = True  # build the viewer's site at the end (--toolpolicy-no-view: not)
     current: AgentSpec = field(default_factory=lambda: AgentSpec("builtin"))  # who plays current
     agent_timeout: float = 1800.0  # wall seconds of an external agent's run on one item
+    # Where items run (TOOLPOLICY_WORKDIR), one directory per report below it (itemdir.py),
+    # and how long an item waits for its directory's lock (TOOLPOLICY_LOCK_WAIT) before failing.
+    workdir: Path = field(default_factory=default_workdir)
+    lock_wait: float = LOCK_WAIT_S
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -111,7 +119,7 @@ def settings_from(
     cache = get("toolpolicy_cache") or "off"
     if cache not in CACHE_MODES:
         raise SettingsError(f"--toolpolicy-cache must be one of {', '.join(CACHE_MODES)}")
-    sandbox = get("toolpolicy_sandbox") or env.get("TOOLPOLICY_SANDBOX") or "auto"
+    sandbox, sandbox_source = _sandbox(get, env)
     if sandbox not in SANDBOX_MODES:
         raise SettingsError(
             f"--toolpolicy-sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}"
@@ -135,7 +143,7 @@ def settings_from(
     except (EndpointError, GenerationError) as exc:
         raise SettingsError(str(exc)) from None
     candidates, competitor = _candidates(get("toolpolicy_candidates"), mode)
-    current = _current(get("toolpolicy_current"), competitor, get("toolpolicy_candidates"))
+    current = _current(get("toolpolicy_current"), competitor, get("toolpolicy_candidates"), env)
     agent_timeout = _positive(get("toolpolicy_agent_timeout"), "--toolpolicy-agent-timeout")
     trials = _positive(get("toolpolicy_trials"), "--toolpolicy-trials") or 1
     if trials > MAX_TRIALS:
@@ -165,13 +173,44 @@ def settings_from(
         tests_visible=not get("toolpolicy_hide_tests"),
         view=not get("toolpolicy_no_view"),
         sandbox=sandbox,
+        sandbox_source=sandbox_source,
+        bwrap=env.get("TOOLPOLICY_BWRAP") or None,
         endpoint=endpoint,
         generation=generation,
         trials=trials,
         candidates=candidates,
         current=current,
         agent_timeout=float(agent_timeout or 1800),
+        workdir=_workdir(env),
+        lock_wait=_lock_wait(env),
     )
+
+
+def _sandbox(get: Callable[[str], Any], env: Mapping[str, str]) -> tuple[str, str]:
+    """The sandbox policy and who chose it (named in the header when it is ``degraded``)."""
+    if get("toolpolicy_sandbox"):
+        return str(get("toolpolicy_sandbox")), "--toolpolicy-sandbox"
+    if env.get("TOOLPOLICY_SANDBOX"):
+        return env["TOOLPOLICY_SANDBOX"], "TOOLPOLICY_SANDBOX"
+    return "auto", ""
+
+
+def _workdir(env: Mapping[str, str]) -> Path:
+    text = env.get(WORKDIR_ENV, "").strip()
+    return Path(os.path.abspath(text)) if text else default_workdir()
+
+
+def _lock_wait(env: Mapping[str, str]) -> float:
+    text = env.get(LOCK_WAIT_ENV, "").strip()
+    if not text:
+        return LOCK_WAIT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0 or value == float("inf"):
+        raise SettingsError(f"{LOCK_WAIT_ENV} must be a number of seconds, not {text!r}")
+    return value
 
 
 def _candidates(path: Any, mode: str) -> tuple[tuple[Candidate, ...], str | None]:
@@ -188,19 +227,28 @@ def _candidates(path: Any, mode: str) -> tuple[tuple[Candidate, ...], str | None
         raise SettingsError(f"--toolpolicy-candidates {exc}") from None
 
 
-def _current(option: Any, named: str | None, path: Any) -> AgentSpec:
-    """The current arm's agent: the option's, else the candidates file's; both: they agree."""
+def _current(option: Any, named: str | None, path: Any, env: Mapping[str, str]) -> AgentSpec:
+    """The current arm's agent: the option's, else the candidates file's; both: they agree.
+    An external one is refused where the directory it would be shown is a home or ``/``."""
     if option and named and str(option).strip() != named.strip():
         raise SettingsError(
             f"--toolpolicy-current {option} and {path}'s current = {named!r} name different"
             " agents: give one"
         )
     given = option or named
+    where = "--toolpolicy-current" if option else f"{path}: current"
+    project = os.getcwd()
     try:
-        return parse_agent(given, project=os.getcwd())
+        agent = parse_agent(given, project=project)
     except AgentSpecError as exc:
-        where = "--toolpolicy-current" if option else f"{path}: current"
         raise SettingsError(f"{where}: {exc}") from None
+    if agent.external and (why := home_problem(project, env)):
+        raise SettingsError(
+            f"{where} {agent.label}: this session started in {project}, {why}; an external"
+            " agent is shown the directory the session starts in (read-only, as"
+            " $TOOLPOLICY_PROJECT): start the session in your project's directory"
+        )
+    return agent
 
 
 def limits_from(get: Callable[[str], Any], env: Mapping[str, str] | None = None) -> str | None:

@@ -55,3 +55,15 @@ def test_the_header_names_the_repositories_and_groups_exclusions_by_reason() -> 
         "excluded (cannot run here): 233: no mirror of django/django at m/django__django ×231; "
         "no environment spec for sympy/sympy 0.7 ×1; odd ×1"
     ) in lines
+
+
+def test_the_header_says_in_words_when_the_runs_saw_the_host() -> None:
+    meta = {**BASE, "n_instances": 1, "n_underspecified": 0, "sandbox": "degraded"}
+    chosen = header_lines({**meta, "sandbox_opt_in": "TOOLPOLICY_SANDBOX=degraded"})
+    assert (
+        "sandbox: DEGRADED \u2014 runs saw the host's files and network"
+        " (TOOLPOLICY_SANDBOX=degraded)"
+    ) in chosen
+    fallen_back = header_lines(meta)  # sim where bubblewrap cannot run: as before
+    assert "sandbox: DEGRADED (no bubblewrap): tests and commands ran unconfined" in fallen_back
+    assert not any("DEGRADED" in line for line in header_lines({**meta, "sandbox": "bwrap"}))

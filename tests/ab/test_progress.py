@@ -196,6 +196,23 @@ def test_a_summary_is_due_on_the_clock_while_items_run_even_when_none_finished()
     assert not progress.tick_due(200.0)
 
 
+def test_a_wait_for_another_process_lock_is_said_once_and_in_each_summary_until_it_ends() -> None:
+    progress = Progress()
+    progress.start(2, now=0.0)
+    progress.begin("t.py::test_instance[a-current]")
+    wait = "waiting for a-current held by pid 7 since 10:00:00"
+    assert progress.wait({"a-current": wait}) == [f"toolpolicy: {wait}"]
+    assert progress.wait({"a-current": wait}) == []  # said already
+    assert progress.summary(5.0).startswith(
+        f"toolpolicy progress: 0/2 items, 1 running | {wait} | resolved none yet |"
+    )
+    other = "waiting for a-current held by pid 8 since 10:01:00"  # another holder since
+    assert progress.wait({"a-current": other}) == [f"toolpolicy: {other}"]
+    progress.add(item(instance_id="a", variant="current"))  # its row: the wait is over
+    assert "waiting" not in progress.summary(6.0)
+    assert progress.wait({}) == [] and "waiting" not in progress.summary(7.0, final=True)
+
+
 @pytest.mark.parametrize(("text", "seconds"), [("", 30.0), ("0.25", 0.25), (" 600 ", 600.0)])
 def test_the_interval_is_a_setting(text: str, seconds: float) -> None:
     assert interval_from_env(30.0, {ENV: text}) == seconds

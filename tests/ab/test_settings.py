@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -174,3 +175,51 @@ def test_bad_limits_name_the_option(given: str, env: dict[str, str], named: str)
     with pytest.raises(SettingsError) as caught:
         limits_from(getter(toolpolicy_limits=given), env)
     assert str(caught.value).startswith(named)
+
+
+def test_items_run_under_the_workdir_and_wait_for_a_lock_a_bounded_time(tmp_path: Path) -> None:
+    got = settings(toolpolicy="ab")
+    assert got.workdir == Path(tempfile.gettempdir()) / "toolpolicy-ab" and got.lock_wait == 600
+    env = {"TOOLPOLICY_WORKDIR": str(tmp_path), "TOOLPOLICY_LOCK_WAIT": "2.5"}
+    got = settings(env, toolpolicy="ab")
+    assert (got.workdir, got.lock_wait) == (tmp_path, 2.5)
+    for bad in ("soon", "-1", "inf", "nan"):
+        with pytest.raises(SettingsError, match=f"^TOOLPOLICY_LOCK_WAIT must be .*{bad!r}"):
+            settings_from(getter(toolpolicy="ab"), {"TOOLPOLICY_LOCK_WAIT": bad})
+
+
+def test_the_sandbox_policy_says_who_chose_it() -> None:
+    assert settings(toolpolicy="ab").sandbox_source == ""
+    got = settings(
+        {"TOOLPOLICY_SANDBOX": "degraded", "TOOLPOLICY_BWRAP": "/x/bwrap"}, toolpolicy="ab"
+    )
+    assert (got.sandbox, got.sandbox_source, got.bwrap) == (
+        "degraded",
+        "TOOLPOLICY_SANDBOX",
+        "/x/bwrap",
+    )
+    got = settings(
+        {"TOOLPOLICY_SANDBOX": "degraded"}, toolpolicy="ab", toolpolicy_sandbox="require"
+    )
+    assert (got.sandbox, got.sandbox_source) == ("require", "--toolpolicy-sandbox")
+
+
+@pytest.mark.parametrize("where", ["home", "root"])
+def test_an_external_agent_started_in_a_home_or_the_root_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    directory = str(tmp_path) if where == "home" else "/"
+    monkeypatch.chdir(directory)
+    env = {"HOME": str(tmp_path)}
+    with pytest.raises(SettingsError) as caught:
+        settings_from(getter(toolpolicy="ab", toolpolicy_current="cmd:true"), env)
+    what = "a home directory" if where == "home" else "the root directory"
+    assert str(caught.value).startswith(
+        f"--toolpolicy-current cmd:true: this session started in {directory}, {what}, which"
+    )
+    assert "start the session in your project's directory" in str(caught.value)
+    assert (
+        settings(env, toolpolicy="ab").current.kind == "builtin"
+    )  # the stock loop is shown nothing
+    monkeypatch.chdir(tmp_path.parent)  # not a home: allowed
+    assert settings(env, toolpolicy="ab", toolpolicy_current="cmd:true").current.kind == "cmd"
