@@ -110,15 +110,23 @@ def default_dispatch(arm: str, toolbox: Toolbox) -> Dispatch:
 
 
 def dispatch_for(
-    arm: str, instance_id: str, prepared: Prepared, memo: ExecutionMemo | None, model: Model
+    arm: str,
+    instance_id: str,
+    prepared: Prepared,
+    memo: ExecutionMemo | None,
+    model: Model,
+    seen: set[str] | None = None,
 ) -> tuple[Dispatch, MemoDispatch]:
     """The run's dispatch, and the memo whose stats count what really ran. A fresh one per run
     (the first and each rerun): a sim's flaky tool wrapper keys its faults on the run's own
     ``run_test`` calls, so a rerun's replayed prefix sees the same ones. The wrapper sits
     outside the memo, so what the memo stores is always the real capture. Which model plays a
-    tool layer is its own business (``models/tool_layer.py``): nothing here knows sim."""
+    tool layer is its own business (``models/tool_layer.py``): nothing here knows sim.
+    ``seen``: the calls the item's earlier runs made (``DispatchStats``), one set per item."""
     scope = f"{arm}:{prepared.sandbox.mode}"
-    memoized = MemoDispatch(memo, default_dispatch(arm, prepared.toolbox), prepared.toolbox, scope)
+    memoized = MemoDispatch(
+        memo, default_dispatch(arm, prepared.toolbox), prepared.toolbox, scope, seen
+    )
     workspace = prepared.toolbox.workspace
     dispatch = tool_layer(model, memoized, arm=arm, item=instance_id, workspace=workspace)
     return dispatch, memoized

@@ -55,9 +55,16 @@ class MemoError(RuntimeError):
 
 @dataclass
 class DispatchStats:
+    """What a run's tool calls cost, in figures that depend on the run alone: ``executed``
+    counts the calls the item had not made before (in its first run or an earlier rerun), which
+    is what it would have run with only its own results to reuse. How many of those the shared
+    memo also served (from another item's or variant's runs) depends on which ran first, so
+    on scheduling, and is not recorded: the same session gives the same figures under ``-n 0``
+    and ``-n auto``."""
+
     calls: int = 0  # every tool call the loop made
-    executed: int = 0  # of which really run (memo misses and calls never memoized)
-    hits: int = 0
+    executed: int = 0  # of which the item had not made before
+    hits: int = 0  # calls - executed
 
 
 def _setup(db: sqlite3.Connection) -> None:
@@ -113,12 +120,21 @@ class MemoDispatch:
     back, call ``invalidate``.
     """
 
-    def __init__(self, memo: ExecutionMemo | None, inner: Dispatch, toolbox: Toolbox, scope: str):
+    def __init__(
+        self,
+        memo: ExecutionMemo | None,
+        inner: Dispatch,
+        toolbox: Toolbox,
+        scope: str,
+        seen: set[str] | None = None,
+    ):
         self.memo = memo
         self.inner = inner
         self.toolbox = toolbox
         self.scope = scope
         self.stats = DispatchStats()
+        # The keys this item's runs made so far (shared by its first run and its reruns).
+        self.seen: set[str] = set() if seen is None else seen
         self._tree: str | None = None  # the workspace's tree hash, while known to be current
 
     def __call__(self, tool: str, args: dict[str, Any]) -> Envelope:
@@ -129,13 +145,15 @@ class MemoDispatch:
             return self.inner(tool, args)
         before = self._tree or workspace.tree_hash()
         key = _key(self.scope, tool, args, before, self.toolbox.python)
+        fresh = key not in self.seen
+        self.seen.add(key)
+        self.stats.executed += fresh
+        self.stats.hits += not fresh
         found = self.memo.get(key)
         if found is not None:
-            self.stats.hits += 1
             self._replay(found, before)
             self._tree = found["after"]
             return found["envelope"]
-        self.stats.executed += 1
         envelope = self.inner(tool, args)
         after = before if tool in READ_ONLY else workspace.tree_hash()
         changes = {} if after == before else _changed_files(self.toolbox, before, after)

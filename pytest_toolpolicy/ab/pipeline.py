@@ -113,7 +113,8 @@ def run_instance(
     record: dict[Any, Completion] = {}
     reruns = setup.counterfactual and not external
     first: Model = RecordedModel(sent, record, serve=False) if reruns else sent
-    dispatch, memo = dispatch_for(arm, instance.instance_id, prepared, setup.memo, model)
+    seen: set[str] = set()  # the item's own calls, across its first run and its reruns
+    dispatch, memo = dispatch_for(arm, instance.instance_id, prepared, setup.memo, model, seen)
     loop: Any
     if external:
         assert setup.agent is not None
@@ -134,7 +135,9 @@ def run_instance(
         def rerun(suppressor: Suppressor) -> tuple[bool, ModelStats, DispatchStats]:
             _reset(prepared)
             replayed = RecordedModel(sent, record, serve=True)
-            dispatch, tools = dispatch_for(arm, instance.instance_id, prepared, setup.memo, model)
+            dispatch, tools = dispatch_for(
+                arm, instance.instance_id, prepared, setup.memo, model, seen
+            )
             again = build_loop(
                 arm, prepared.toolbox, replayed, config, dispatch=dispatch, suppress=suppressor
             )

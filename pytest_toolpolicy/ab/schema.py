@@ -316,12 +316,13 @@ SPECS: tuple[Column, ...] = (
     ),
     Column(
         "cf_tool_executions",
-        "int — tool calls those reruns really executed",
+        "int — tool calls those reruns made that the item had not made before (what they"
+        " would run with only the item's own results to reuse: independent of scheduling)",
         lambda s: int(s.cf.get("tool_executions", 0)),
     ),
     Column(
         "cf_tool_memo_hits",
-        "int — tool calls served by the execution memo instead",
+        "int — tool calls the item had made before, which the execution memo serves",
         lambda s: int(s.cf.get("tool_calls", 0)) - int(s.cf.get("tool_executions", 0)),
     ),
     Column(

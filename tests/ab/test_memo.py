@@ -96,8 +96,10 @@ def test_an_edit_replayed_in_an_identical_workspace_reaches_the_same_tree(
     second, second_inner = dispatch(memo, replica)
     replayed = second("edit_entity", EDIT)
     assert replayed == recorded
-    assert second_inner.calls == []
-    assert second.stats.hits == 1 and second.stats.executed == 0
+    assert second_inner.calls == []  # the memo served it...
+    # ...yet it counts as the item's own: another item's results are the memo's, not its
+    # figures (they would depend on which ran first).
+    assert second.stats.hits == 0 and second.stats.executed == 1
     text = (replica.root / "pkg/mod.py").read_text(encoding="utf-8")
     assert text == (original.root / "pkg/mod.py").read_text(encoding="utf-8")
     assert "y = x" in text
@@ -171,3 +173,27 @@ def test_grade_key_differs_by_tree_instance_and_test_visibility() -> None:
         grade_key("inst-1", "tree-a", "/usr/bin/python3.11", True),
     }
     assert len(variants) == 4 and base not in variants
+
+
+def test_an_item_s_figures_count_its_own_earlier_calls_only(
+    make_box: Callable[[str], Toolbox],
+) -> None:
+    """A rerun repeating its item's own call counts it as a hit; the same call already made by
+    another item, served by the memo alike, counts as the item's execution: the figures are
+    the same whatever ran first."""
+    from pytest_toolpolicy.ab.memo import MemoDispatch
+
+    memo = ExecutionMemo(None)
+    other, mine = make_box("a"), make_box("b")
+    dispatch(memo, other)[0]("edit_entity", EDIT)  # another item first
+    seen: set[str] = set()
+    first = MemoDispatch(
+        memo, lambda t, a: {"ok": True, "error": None, "data": {}}, mine, "s", seen
+    )
+    first("read_entity", {"selector": "pkg.mod.double"})
+    rerun = MemoDispatch(
+        memo, lambda t, a: {"ok": True, "error": None, "data": {}}, mine, "s", seen
+    )
+    rerun("read_entity", {"selector": "pkg.mod.double"})
+    assert (first.stats.executed, first.stats.hits) == (1, 0)
+    assert (rerun.stats.executed, rerun.stats.hits) == (0, 1)

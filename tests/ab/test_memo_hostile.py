@@ -145,7 +145,7 @@ def test_a_replay_onto_a_link_the_sandbox_left_replaces_the_link_not_the_host_fi
     replica.bash(f"rm pkg/mod.py; ln -s {target} pkg/mod.py")  # another command: really run
     assert (replica.box.root / "pkg/mod.py").is_symlink()
     replica.bash(REWRITE)  # a hit: its recorded effect is written back over the link
-    assert replica.ran == ["bash"] and replica.dispatch.stats.hits == 1
+    assert replica.ran == ["bash"]  # the rewrite was served, not run
     assert target.read_text() == SECRET
     mod = replica.box.root / "pkg/mod.py"
     assert not mod.is_symlink() and "x * 5" in mod.read_text()
