@@ -19,13 +19,13 @@ from pathlib import Path
 
 from bench_policy import ISSUE, gate_turn
 
-from pytest_toolpolicy.ab.bandit import BanditSpec, BanditStore
 from pytest_toolpolicy.demo import EXAMPLE
 from pytest_toolpolicy.policy.confidence import ConfidenceTrigger
 from pytest_toolpolicy.policy.config import PolicyConfig
 from pytest_toolpolicy.policy.retrieve import retrieve
 from pytest_toolpolicy.primitives import Toolbox, Workspace
 from pytest_toolpolicy.primitives.embedder import load_embedder
+from pytest_toolpolicy.run.bandit import BanditSpec, BanditStore
 
 
 def timed(step: Callable[[], object], runs: int) -> tuple[float, float]:

@@ -15,10 +15,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from pytest_toolpolicy.ab.fault_rates import measure
-from pytest_toolpolicy.ab.memo import ExecutionMemo
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.models.sim.profile import load_profile
+from pytest_toolpolicy.run.fault_rates import measure
+from pytest_toolpolicy.run.memo import ExecutionMemo
 from pytest_toolpolicy.types import Trajectory
 
 

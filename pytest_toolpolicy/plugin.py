@@ -5,7 +5,7 @@ hook that alters collection or reporting until ``--toolpolicy`` (or the ``toolpo
 turns the A/B on; ``TOOL_POLICY`` in the environment alone never does, since it is the spec's
 arm flag and may be set for reasons that have nothing to do with this pytest run. The fixtures
 below are inert until a test asks for them by name. The A/B session itself lives in
-``ab/session.py``.
+``session/session.py``.
 
 This module is the ``pytest11`` entry point and holds only what loading the plugin must do:
 register the options, and declare the hooks and fixtures. Their bodies are in ``plugin_impl``,
@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .ab.endpoint import OPTIONS as ENDPOINT_OPTIONS
-from .ab.generation import OPTIONS as GENERATION_OPTIONS
+from .run.generation import OPTIONS as GENERATION_OPTIONS
+from .session.endpoint import OPTIONS as ENDPOINT_OPTIONS
 
 if TYPE_CHECKING:  # imported by the fixtures that use them: loading the plugin stays cheap
     from .policy.loop import PolicyLoop
@@ -112,7 +112,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--toolpolicy",
         dest="toolpolicy",
         nargs="?",
-        const="",  # ab.settings.BARE (not imported here: loading the plugin stays cheap)
+        const="",  # session.settings.BARE (not imported here: loading the plugin stays cheap)
         default=None,
         metavar="MODE",
         help=_MODE_HELP,

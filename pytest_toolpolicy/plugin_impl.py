@@ -16,20 +16,20 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from .ab.session import ABSession
-    from .ab.settings import Settings
     from .policy.config import PolicyConfig
     from .policy.loop import PolicyLoop
     from .primitives import Toolbox
+    from .session.session import ABSession
+    from .session.settings import Settings
 
 
 def configure(config: pytest.Config, get: Callable[[str], Any], key: pytest.StashKey[Any]) -> None:
     """Start the A/B session the options ask for and register its hooks; ``get`` reads an
     option, its ini key as the fallback."""
-    from .ab.hooks import ABHooks
-    from .ab.progress_hooks import progress_hooks
-    from .ab.session import ABSession
-    from .ab.settings import SettingsError, limits_from, settings_from
+    from .session.hooks import ABHooks
+    from .session.progress_hooks import progress_hooks
+    from .session.session import ABSession
+    from .session.settings import SettingsError, limits_from, settings_from
 
     try:
         _export_limits(config, limits_from(get))
@@ -79,8 +79,8 @@ def _worker_model(config: pytest.Config, settings: Settings, session: ABSession)
         return
     if settings.endpoint.base_url:
         return
-    from .ab.handover import reachable
     from .models.local.model import URL_ENV
+    from .session.handover import reachable
 
     if os.environ.get(URL_ENV):
         return
@@ -136,7 +136,7 @@ def _export_limits(config: pytest.Config, text: str | None) -> None:
 
 
 def item(request: pytest.FixtureRequest, session: Any) -> Any:
-    from .ab.hooks import ItemHandle
+    from .session.item import ItemHandle
 
     return ItemHandle(request.param, session, request.node)
 

@@ -1,6 +1,8 @@
-"""Frozen records shared by both loops, the measures and the reports.
+"""Frozen records shared by every arm, the measures and the reports, and the ``Arm`` seam.
 
 A trajectory is the only input the measures read, so everything in it round-trips through JSON.
+An ``Arm`` is what the item pipeline runs (``run/pipeline.py``): the policy loop, the stock loop
+and every external agent keep it without inheriting from it, and ``arm_registry.py`` names them.
 """
 
 from __future__ import annotations
@@ -9,10 +11,14 @@ import copy
 import os
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 from . import jsonsafe
 from .input_files import Skipped, read_jsonl
+
+# A run's turn budget unless a session sets another (``PolicyConfig.max_turns``): also what the
+# simulator plans within.
+MAX_TURNS = 30
 
 # How a run ends (spec §3.3): the model's own terminal call, or the harness stopping it.
 TerminalOutcome: TypeAlias = Literal["ask_user", "stop"]
@@ -160,6 +166,22 @@ class Trajectory:
         line = jsonsafe.dumps(self.to_dict())
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
+
+
+class Arm(Protocol):
+    """One arm's run of one task: it works in its workspace, leaves its edits there (grading
+    takes them from there) and returns its trajectory. Kept by ``policy/loop.py``'s
+    ``PolicyLoop``, ``current/loop.py``'s ``CurrentLoop`` and ``agents/loop.py``'s
+    ``ExternalLoop``."""
+
+    @property
+    def calls_removable(self) -> bool:
+        """Whether one of its calls can be removed and the run replayed from its record (the
+        counterfactual reruns that score call precision); an external agent runs its own tools,
+        so its cannot."""
+        ...
+
+    def run(self, task: Task) -> Trajectory: ...
 
 
 def load_trajectories(path: str | os.PathLike[str]) -> list[Trajectory]:

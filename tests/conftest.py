@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas.core.arrays.arrow.extension_types  # noqa: F401
 import pytest
 
-from pytest_toolpolicy.ab.itemdir import WORKDIR_ENV
 from pytest_toolpolicy.primitives import Toolbox, Workspace
 from pytest_toolpolicy.primitives.embedder import model_dir
 from pytest_toolpolicy.primitives.sandbox import Sandbox, SandboxUnavailable
+from pytest_toolpolicy.run.itemdir import WORKDIR_ENV
 
 from .sessions import ADDOPTS
 
@@ -81,7 +81,7 @@ def _nodeid(config: pytest.Config, arg: str) -> str:
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytester, its sessions given their own PYTEST_ADDOPTS (tests/sessions.py says why), and
     a HOME of their own below the project directory rather than the project directory itself
-    (pytester's), where a session with an external agent is refused (ab/confinement.py)."""
+    (pytester's), where a session with an external agent is refused (session/confinement.py)."""
     monkeypatch.setenv("PYTEST_ADDOPTS", ADDOPTS)
     home = pytester.path / ".home"
     home.mkdir()

@@ -18,8 +18,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pytest_toolpolicy.ab.results import results_from_trajectories
-from pytest_toolpolicy.ab.table import decision_table
+from pytest_toolpolicy.decide.table import decision_table
+from pytest_toolpolicy.run.rebuild import results_from_trajectories
 
 from .once import made_once
 
@@ -242,9 +242,9 @@ def _sampled_ids(evals: pytest.Pytester) -> list[str]:
 
 def _gate(evals: pytest.Pytester, rows: dict[str, list[dict]]) -> pytest.RunResult:
     """Run the gate over finished items written beforehand (resumed, so nothing reruns)."""
-    from pytest_toolpolicy.ab.store import ItemStore
+    from pytest_toolpolicy.session.store import ItemStore
 
-    from .ab.results_factory import item
+    from .decide.results_factory import item
 
     report = evals.path / "report"
     store = ItemStore(report)
@@ -312,7 +312,7 @@ def test_the_header_counts_the_instances_measured_and_those_run_and_loaded(
 
     evals.makeconftest(
         f"""
-        import pytest_toolpolicy.ab.item as item
+        import pytest_toolpolicy.run.item as item
 
         real = item._run_item
 
@@ -364,7 +364,7 @@ def test_a_row_whose_patch_leaves_the_repository_is_named_and_the_others_run(
 def test_a_harness_fault_fails_its_item_and_the_run_goes_on(evals: pytest.Pytester) -> None:
     evals.makeconftest(
         """
-        import pytest_toolpolicy.ab.item as item
+        import pytest_toolpolicy.run.item as item
 
         real = item._run_item
 
@@ -408,7 +408,7 @@ def test_an_instance_grading_cannot_run_is_skipped_and_left_out_of_both_arms(
     evals.makeconftest(
         """
         import dataclasses
-        import pytest_toolpolicy.ab.pipeline as pipeline
+        import pytest_toolpolicy.run.pipeline as pipeline
 
         real = pipeline.grade
         calls = []

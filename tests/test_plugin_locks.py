@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.ab.itemdir import (
+from pytest_toolpolicy.paths import safe_name
+from pytest_toolpolicy.run.itemdir import (
     LOCK_WAIT_ENV,
     WORKDIR_ENV,
     default_workdir,
@@ -21,7 +22,6 @@ from pytest_toolpolicy.ab.itemdir import (
     lock_path,
     report_root,
 )
-from pytest_toolpolicy.paths import safe_name
 
 TEST_AB = Path(__file__).parents[1] / "evals" / "test_ab.py"
 # One item: the policy arm on one instance, three turns.

@@ -22,8 +22,8 @@ SUMMARY = re.compile(
 # The controller marks the file; an xdist worker, a process of its own, waits for it.
 HELD = """
 import os, time
-import pytest_toolpolicy.ab.item as item
-import pytest_toolpolicy.ab.progress_hooks as progress_hooks
+import pytest_toolpolicy.run.item as item
+import pytest_toolpolicy.session.progress_hooks as progress_hooks
 
 MARK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ticked")
 write_now = progress_hooks.ProgressHooks._write_now

@@ -14,7 +14,7 @@ from .test_plugin_ab import SAMPLE, SHORT, TEST_AB
 
 # The policy item of one instance fails as a harness fault would (its row is kept, status error).
 FAULT = """
-import pytest_toolpolicy.ab.item as item
+import pytest_toolpolicy.run.item as item
 
 real = item._run_item
 
@@ -141,7 +141,7 @@ def test_this_sessions_row_replaces_the_earlier_one_and_without_resume_nothing_i
 
 def test_the_store_lists_every_record_and_names_those_it_cannot_read(tmp_path: Path) -> None:
     """``ItemStore.records`` names each file it cannot read, and skips writes in flight."""
-    from pytest_toolpolicy.ab.store import ItemStore
+    from pytest_toolpolicy.session.store import ItemStore
 
     store = ItemStore(tmp_path)
     store.save("x-current", {"instance_id": "x", "variant": "current", "status": "ok"}, None)

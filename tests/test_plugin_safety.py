@@ -18,10 +18,10 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from pytest_toolpolicy.ab.itemdir import lock_path
-from pytest_toolpolicy.ab.row import ItemSpec
-from pytest_toolpolicy.ab.store import claim
+from pytest_toolpolicy.decide.variants import ItemSpec
 from pytest_toolpolicy.paths import safe_name
+from pytest_toolpolicy.run.itemdir import lock_path
+from pytest_toolpolicy.session.store import claim
 
 TEST_AB = Path(__file__).parents[1] / "evals" / "test_ab.py"
 # One instance, both arms. Three turns: these tests are about what happens to results, not about
@@ -134,7 +134,7 @@ def test_an_unwritable_report_directory_is_a_usage_error(
 
 FULL_DISK = """
 import errno, os
-import pytest_toolpolicy.ab.store as store
+import pytest_toolpolicy.session.store as store
 
 def full(path, write):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
@@ -181,12 +181,12 @@ def test_a_failed_save_is_reported_and_the_row_still_reaches_the_table(
 
 READ_ONLY_REPORT = """
 import errno, os
-import pytest_toolpolicy.ab.table as table
+import pytest_toolpolicy.decide.report_files as report_files
 
 def read_only(path, write):
     raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
 
-table.write_atomic = read_only
+report_files.write_atomic = read_only
 """
 
 
@@ -241,7 +241,7 @@ def test_lone_surrogates_and_deep_nesting_reach_the_report(evals: pytest.Pyteste
 # -- 5. a session that measured nothing -----------------------------------------------------
 
 ALL_FAIL = """
-import pytest_toolpolicy.ab.item as item
+import pytest_toolpolicy.run.item as item
 
 def broken(spec, harness, directory):
     raise RuntimeError("workspace exploded \\ud800 here")

@@ -256,8 +256,8 @@ def runs() -> dict[str, object]:
 
 def _run(runs: dict, index: int, arm: str, workdir: Path) -> dict:
     """One default-profile run (seed 0) in ``workdir``, as its completions and outcome."""
-    from pytest_toolpolicy.ab.pipeline import run_instance
     from pytest_toolpolicy.models.spec import build_model
+    from pytest_toolpolicy.run.pipeline import run_instance
 
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir()

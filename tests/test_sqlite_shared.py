@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.ab.memo import ExecutionMemo
+from pytest_toolpolicy.run.memo import ExecutionMemo
 from pytest_toolpolicy.sqlite_shared import open_shared
 
 

@@ -1,62 +1,12 @@
-"""The results frame: built from rows, recomputed from saved trajectories, made safe to store.
+"""Moved to :mod:`pytest_toolpolicy.decide.results`; this path is kept for one release.
 
-Every measure of the decision table is a function of ``trajectories.jsonl`` (the necessary-call
-counts of the counterfactual reruns are kept in each trajectory's meta), so a user can rebuild
-the table, or a different one, without rerunning anything:
-
-    results = results_from_trajectories("reports/<run>/trajectories.jsonl")
-    decision_table(results)
+Import from the new path (what this module held elsewhere is imported below from its new
+module).
 """
 
-from __future__ import annotations
-
-import os
-from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
-
-import pandas as pd
-
-from .. import jsonsafe
-from ..bench.gold import GOLD_DIR
-from ..types import load_trajectories
-from .row import row_of, spec_of
-from .schema import COLUMNS, OPTIONAL_COLUMNS
-
-
-def results_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """The rows as a frame with every schema column, even when no row has it: a session whose
-    every item failed has only error rows, which carry little beyond their identity. Text is
-    escaped first: a lone surrogate (a model's reply in an error, a traceback) is valid in a
-    Python str but not in pyarrow's, which pandas' string columns and parquet are."""
-    return conform(pd.DataFrame([_escaped(row) for row in rows]))
-
-
-def _escaped(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: jsonsafe.escape(v) if isinstance(v, str) else v for k, v in row.items()}
-
-
-def conform(results: pd.DataFrame) -> pd.DataFrame:
-    """``results`` with the schema's columns first (missing ones empty), then anything else."""
-    extra = [c for c in results.columns if c not in COLUMNS]
-    extra.sort(key=lambda c: (c not in OPTIONAL_COLUMNS, list(results.columns).index(c)))
-    if list(results.columns) == [*COLUMNS, *extra]:
-        return results
-    return results.reindex(columns=[*COLUMNS, *extra])
-
-
-def escape_strings(results: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose text cells are valid UTF-8 (see :func:`results_frame`); only object
-    columns can hold anything else."""
-    out = results.copy()
-    for column in out.columns:
-        if out[column].dtype == object:
-            out[column] = out[column].map(lambda v: jsonsafe.escape(v) if isinstance(v, str) else v)
-    return out
-
-
-def results_from_trajectories(
-    path: str | os.PathLike[str], gold_dir: Path | None = GOLD_DIR
-) -> pd.DataFrame:
-    rows = [row_of(t, spec_of(t), gold_dir) for t in load_trajectories(path)]
-    return results_frame(rows)
+# ruff: noqa: F401, F403
+from ..decide.results import *
+from ..decide.results import conform, escape_strings, results_frame
+from ..decide.schema import COLUMNS, OPTIONAL_COLUMNS
+from ..run.rebuild import results_from_trajectories
+from ..run.row import row_of, spec_of

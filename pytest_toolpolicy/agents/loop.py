@@ -1,5 +1,6 @@
 """The current arm played by an external agent: one run of it (``external.py``) as the arm's
-loop, its trajectory built from what passed through the bridge.
+loop, its trajectory built from what passed through the bridge. How the agent starts is its
+adapter's (``adapters/<name>.py``, found by its name in ``arm_registry.py``).
 
 Each model call the agent made is a turn: the messages it sent, the completion it got (the
 endpoint's usage and the price table's cost), or the refusal or model error it was told (a
@@ -22,35 +23,40 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import sys
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..arm_finish import finish
+from ..arm_registry import adapter
 from ..models.base import Model
 from ..primitives.envelope import Dispatch
 from ..primitives.sandbox import Sandbox
 from ..primitives.toolbox import Toolbox
-from ..primitives.workspace import final_patch
 from ..types import Outcome, Task, ToolCall, Trajectory, Turn
 from .spec import AgentSpec
 
 if TYPE_CHECKING:  # the bridge (http.server, socketserver) loads only when an agent runs: on
     # an execnet socket worker ``socketserver`` is execnet's own script, not the stdlib's
+    from ..arm_registry import ArmSetup
     from .bridge import Exchange
     from .external import ExternalRun, Launch
 
 
 OUTPUT_TAIL = 4000  # of what the agent printed, kept in the trajectory
-HERE = Path(__file__).parent
-ADAPTERS = HERE / "adapters"
-SMOLAGENTS = "pytest_toolpolicy.agents.adapters.smolagents_agent:make_agent"
 # How an agent that reports its end says it finished (mini-swe-agent's word; the runner's)
 FINISHED = ("Submitted", "finished")
 
 
 @dataclass
 class ExternalLoop:
+    """Every external agent's arm (``cmd``, ``python``, ``mini-swe-agent``, ``smolagents`` in
+    the registry, ``arm_registry.py``): its adapter says how it starts."""
+
+    # No call of an external agent can be removed and the run replayed; its requests and its
+    # replies are in its own format.
+    calls_removable: ClassVar[bool] = False
+    own_requests: ClassVar[bool] = True
+
     toolbox: Toolbox
     model: Model
     agent: AgentSpec
@@ -60,8 +66,27 @@ class ExternalLoop:
     wall_s: float = 1800.0
     max_reply_tokens: int | None = None  # the session's cap on a reply (--toolpolicy-max-output)
     variant: str = "current"
-    dispatch: Dispatch | None = None  # unused: the agent runs its own tools
-    suppress: Any = None  # counterfactual reruns cannot remove an external agent's calls
+
+    @classmethod
+    def build(cls, setup: ArmSetup) -> ExternalLoop:
+        if setup.agent is None or setup.sandbox is None:
+            raise ValueError("an external agent's arm needs its agent and its sandbox")
+        return cls(
+            setup.toolbox,
+            setup.model,
+            setup.agent,
+            setup.sandbox,
+            max_turns=setup.config.max_turns,
+            max_cost_usd=setup.config.max_cost_usd,
+            wall_s=setup.wall_s,
+            max_reply_tokens=setup.max_reply_tokens,
+            variant=setup.variant or "current",
+        )
+
+    @staticmethod
+    def tools(toolbox: Toolbox) -> Dispatch:
+        """Never called: the agent runs its own tools in the sandbox."""
+        return toolbox.call
 
     def launch(self) -> Launch:
         return launch_for(self.agent, self.max_turns)
@@ -84,72 +109,39 @@ class ExternalLoop:
             item=task.instance_id,
             wall_s=self.wall_s,
         )
-        patch, snapshot = final_patch(self.toolbox.workspace)
         ended = [s for s in run.steps if "exit_status" in s]
-        return Trajectory(
-            instance_id=task.instance_id,
+        meta = {
+            "agent": self.agent.label,
+            "agent_exit": run.exit_code,
+            "agent_output": run.output[-OUTPUT_TAIL:],
+            "agent_seconds": run.seconds,
+            "agent_notes": list(run.notes),
+            # its own requests the bridge or the endpoint refused (each one of its turns)
+            "agent_refused": sum(1 for e in run.exchanges if e.fault == "request"),
+            "calls_observable": launch.observable,
+            # no call of an external agent can be removed and the run replayed, so which of
+            # its calls were necessary is never known
+            "call_precision_observable": False,
+            **({"agent_status": ended[-1]} if ended else {}),
+            **({"agent_steps_error": run.steps_error} if run.steps_error else {}),
+            "max_turns": self.max_turns,
+            "test_target": None,
+        }
+        return finish(
+            task,
             arm="current",
             variant=self.variant,
-            model=getattr(self.model, "name", "?"),
+            model=self.model,
+            workspace=self.toolbox.workspace,
             turns=_turns(run),
             outcome=_outcome(run),
-            patch=patch,
-            meta={
-                **snapshot,
-                "agent": self.agent.label,
-                "agent_exit": run.exit_code,
-                "agent_output": run.output[-OUTPUT_TAIL:],
-                "agent_seconds": run.seconds,
-                "agent_notes": list(run.notes),
-                # its own requests the bridge or the endpoint refused (each one of its turns)
-                "agent_refused": sum(1 for e in run.exchanges if e.fault == "request"),
-                "calls_observable": launch.observable,
-                # no call of an external agent can be removed and the run replayed, so which
-                # of its calls were necessary is never known
-                "call_precision_observable": False,
-                **({"agent_status": ended[-1]} if ended else {}),
-                **({"agent_steps_error": run.steps_error} if run.steps_error else {}),
-                "max_turns": self.max_turns,
-                "test_target": None,
-            },
+            meta=meta,
         )
 
 
 def launch_for(agent: AgentSpec, max_turns: int) -> Launch:
-    """How ``agent`` starts in the sandbox."""
-    from .external import SEEN, Launch
-
-    if agent.kind == "mini-swe-agent":
-        script = f"{SEEN}/adapter.py"
-        return Launch(
-            (sys.executable, script, str(max_turns)),
-            ro_mounts=((str(ADAPTERS / "mini_swe_agent.py"), script),),
-            observable=True,
-        )
-    project = f"{SEEN}/project"
-    shown = {"TOOLPOLICY_PROJECT": project} if agent.project else {}
-    mounts = ((agent.project, project),) if agent.project else ()
-    if agent.kind in ("python", "smolagents"):
-        from .python_runner import LIB
-
-        target = SMOLAGENTS if agent.kind == "smolagents" else agent.value
-        runner = f"{SEEN}/runner.py"
-        # Of the project, only the agent's own top-level module or package is shown: the rest
-        # of it (a .env, credentials) stays out of reach of a model that reads what it can.
-        top = target.partition(":")[0].split(".")[0]
-        own = [p for p in (Path(agent.project) / top, Path(agent.project) / f"{top}.py")
-               if agent.project and agent.kind == "python" and p.exists()]  # fmt: skip
-        return Launch(
-            (sys.executable, runner, target),
-            env=shown if own else {},
-            ro_mounts=(
-                (str(HERE / "python_runner.py"), runner),
-                (str(HERE.parent), f"{LIB}/pytest_toolpolicy"),
-                *((str(p), f"{project}/{p.name}") for p in own[:1]),
-            ),
-            observable=True,
-        )
-    return Launch(("/bin/sh", "-c", agent.value), env=shown, ro_mounts=mounts)
+    """How ``agent`` starts in the sandbox: its adapter's ``launch`` (``arm_registry.py``)."""
+    return adapter(agent.kind).launch(agent, max_turns)
 
 
 def attribute(steps: tuple[dict[str, Any], ...], exchanges: tuple[Exchange, ...]) -> list[int]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..arm_finish import failed, finish, spent, turn_cap
 from ..models.base import Model, ModelError, ModelRequest
 from ..models.budget import Budget
 from ..primitives.envelope import Dispatch, Envelope
 from ..primitives.toolbox import Toolbox
-from ..primitives.workspace import final_patch
 from ..types import Observation, Outcome, Task, ToolCall, Trajectory, Turn
 from .prompt import (
     SUBMIT,
@@ -28,12 +28,37 @@ from .prompt import (
 )
 from .tools import TOOL_NAMES, call_tool
 
+if TYPE_CHECKING:
+    from ..arm_registry import ArmSetup
+
 TEMPERATURE = 0.0
 # Unlike the policy's one-call replies, a baseline reply may carry whole files and several calls.
 MAX_COMPLETION_TOKENS = 4096
 
 
 class CurrentLoop:
+    """The stock arm (``builtin`` in the registry, ``arm_registry.py``)."""
+
+    calls_removable: ClassVar[bool] = True
+    own_requests: ClassVar[bool] = False
+
+    @classmethod
+    def build(cls, setup: ArmSetup) -> CurrentLoop:
+        return cls(
+            setup.toolbox,
+            setup.model,
+            max_turns=setup.config.max_turns,
+            max_cost_usd=setup.config.max_cost_usd,
+            variant=setup.variant or "current",
+            dispatch=setup.dispatch,
+            suppress=setup.suppress,
+        )
+
+    @staticmethod
+    def tools(toolbox: Toolbox) -> Dispatch:
+        """The four baseline tools over ``toolbox``."""
+        return partial(call_tool, toolbox)
+
     def __init__(
         self,
         toolbox: Toolbox,
@@ -52,7 +77,7 @@ class CurrentLoop:
         self.max_turns = max_turns
         self.max_cost_usd = max_cost_usd
         self.variant = variant
-        self.dispatch = dispatch or partial(call_tool, toolbox)
+        self.dispatch = dispatch or self.tools(toolbox)
         self.suppress = suppress
 
     def run(self, task: Task) -> Trajectory:
@@ -75,7 +100,7 @@ class CurrentLoop:
                 # The failed attempt's tokens and cost: unknown, never a silent zero (a refused
                 # request's: none spent).
                 turns.append(Turn(index=index, prompt=prompt, completion=exc.record()))
-                outcome = _failed(exc)
+                outcome = failed(exc)
                 break
             budget = budget.charge(completion)
             messages.append({"role": "assistant", "content": completion.text})
@@ -98,28 +123,23 @@ class CurrentLoop:
                         suppressed=tuple(suppressed),
                     )
                 )
-            if outcome is None and budget.exhausted:
-                outcome = Outcome("budget_exhausted", {"reason": budget.reason})
+            outcome = outcome or spent(budget)
             if outcome is not None:
                 break
-        if outcome is None:
-            outcome = Outcome("budget_exhausted", {"reason": f"turn cap {self.max_turns} reached"})
-        patch, snapshot = final_patch(self.toolbox.workspace)
-        return Trajectory(
-            instance_id=task.instance_id,
+        return finish(
+            task,
             arm="current",
             variant=self.variant,
-            model=getattr(self.model, "name", "?"),
-            turns=tuple(turns),
-            outcome=outcome,
-            patch=patch,
+            model=self.model,
+            workspace=self.toolbox.workspace,
+            turns=turns,
+            outcome=outcome or turn_cap(self.max_turns),
             meta={
-                **snapshot,
                 "test_target": None,  # no triggers in the baseline: it never runs tests itself
                 "tools": [*TOOL_NAMES, SUBMIT],
                 "max_turns": self.max_turns,
-                "budget": budget.record(),
             },
+            budget=budget,
         )
 
     def _execute(
@@ -144,14 +164,6 @@ class CurrentLoop:
                 Observation(call.tool, target_of(call), summarize(call, envelope), envelope)
             )
         return observations, results, None, suppressed
-
-
-def _failed(exc: ModelError) -> Outcome:
-    """The endpoint's failure is a ``model_error``; a request of the arm's own that the
-    endpoint refused (a prompt past the context) ends the run as the arm's failure, measured."""
-    if exc.blame == "request":
-        return Outcome("budget_exhausted", {"reason": f"the arm's request was refused: {exc}"})
-    return Outcome("model_error", {"reason": str(exc)})
 
 
 def summarize(call: ToolCall, envelope: Envelope) -> str:

@@ -20,6 +20,11 @@ else:  # pragma: no cover - Python 3.10
 # What pip's isolation installs for a project with no [build-system] table (PEP 517's default
 # for legacy setup.py projects).
 LEGACY = ("setuptools>=40.8.0", "wheel")
+# setuptools 64 brought PEP 660's ``build_editable``; pip 25.3 dropped the fallback to
+# ``setup.py develop`` for a back-end without it: an editable install held to an older
+# setuptools needs a pip from before that.
+EDITABLE_SETUPTOOLS = (64, 0)
+LEGACY_PIP = "pip<25.3"
 
 
 def build_requires(pyproject: str | None) -> list[str]:
@@ -36,3 +41,13 @@ def build_requires(pyproject: str | None) -> list[str]:
     if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
         return list(LEGACY)
     return [r for r in requires if r.strip()]
+
+
+def legacy_editable(constraints: list[str]) -> bool:
+    """Whether ``constraints`` (``name==version`` lines) hold setuptools below PEP 660's."""
+    for line in constraints:
+        name, _, version = line.partition("==")
+        if name.strip().lower() == "setuptools":
+            numbers = [int(p) for p in version.split(".")[:2] if p.isdigit()]
+            return tuple(numbers) < EDITABLE_SETUPTOOLS
+    return False

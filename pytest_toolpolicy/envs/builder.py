@@ -49,7 +49,7 @@ from ..primitives.bwrap import SandboxLimits
 from ..primitives.safefs import remove_tree
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
-from .build_requires import build_requires
+from .build_requires import LEGACY_PIP, build_requires, legacy_editable
 from .constraints import install_constraints
 from .constraints import normal as _normal
 from .environment import generated_files
@@ -72,6 +72,7 @@ BUILD_LIMITS = SandboxLimits(
 )  # fmt: skip
 # What a checkout's own requirements are read from, by ``uv pip compile``.
 _PROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
+_EDITABLE = re.compile(r"(?:^|\s)(?:-e|--editable)(?:\s|=)")
 _RESOLVED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?==")
 # "    # via pytest", or one of the lines under a bare "    # via": "    #   pluggy".
 _VIA = re.compile(r"^\s+#\s+(?:via\s+|\s+)(.*)$")
@@ -208,6 +209,10 @@ class Builder:
             else:
                 command = f"{command} -c {constraints}"
                 self.era = self.era_constraints(self._read(Path(constraints)))
+                if legacy_editable(self.era) and _EDITABLE.search(command):
+                    # The day's setuptools has no PEP 660 hook, and pip 25.3 dropped the
+                    # ``setup.py develop`` fallback: a pip of that day installs it editable.
+                    self._uv("an editable install's pip of its day", ["install", LEGACY_PIP])
         self._step(f"install `{command}`", ["/bin/bash", "-c", command])
         return note
 

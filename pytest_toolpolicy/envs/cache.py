@@ -26,6 +26,11 @@ environment lacks is found and installed (``Builder.top_up``) into a layer of th
 goes on that instance's ``PYTHONPATH`` after the repo's paths (``Environment.extra_paths``);
 recorded, and remembered when it fails, in ``<name>/.toolpolicy-base-<commit>.json``
 (``.failed.json``).
+
+Environments are a stage of their own: a run resolves those of its instances once, ahead of
+them (``stage.py``: the A/B session, ``toolpolicy run``, ``validate`` and ``envs build``; mining,
+one change at a time, in a step of its own), and hands each its ``Environment``. Preparing,
+running or grading an item never comes here.
 """
 
 from __future__ import annotations
@@ -63,7 +68,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "VENV", "Build", "Environment", "EnvironmentSetupError", "build_environment",
-    "environment_for", "envs_root", "list_environments", "pip_paths", "scrubbed_environ",
+    "environment_for", "envs_root", "harness_environment", "list_environments", "pip_paths",
+    "ready", "scrubbed_environ",
 ]  # fmt: skip
 
 Status = Literal["built", "cached", "failed"]
@@ -93,16 +99,33 @@ def environment_for(
     rebuild: bool = False,
     sandbox: Sandbox | None = None,
 ) -> Environment:
-    """The environment ``instance``'s tests run in; ``EnvironmentSetupError`` (naming the
-    instance) when it cannot be had, ``WorkspaceSetupError`` when its checkout cannot."""
+    """The environment ``instance``'s tests run in, built or found; ``EnvironmentSetupError``
+    (naming the instance) when it cannot be had, ``WorkspaceSetupError`` when its checkout
+    cannot. For one instance; a run's many resolve theirs once, ahead (``stage.py``)."""
     if instance.path is not None:
-        return Environment(sys.executable, plugin_autoload=False)
+        return harness_environment()
     try:
         build = build_environment(
             instance, repos=repos, cache_dir=cache_dir, rebuild=rebuild, sandbox=sandbox
         )
-    except EnvironmentSetupError as exc:  # a spec file or an interpreter: name the instance
-        raise type(exc)(f"{instance.instance_id}: {exc}") from None
+    except EnvironmentSetupError as exc:
+        raise named(instance, exc) from None
+    return ready(instance, build)
+
+
+def harness_environment() -> Environment:
+    """A bundled instance's: the harness's own interpreter, pytest's plugin autoloading off."""
+    return Environment(sys.executable, plugin_autoload=False)
+
+
+def named(instance: Instance, exc: EnvironmentSetupError) -> EnvironmentSetupError:
+    """``exc`` (a spec file's or an interpreter's problem) naming ``instance``."""
+    return type(exc)(f"{instance.instance_id}: {exc}")
+
+
+def ready(instance: Instance, build: Build) -> Environment:
+    """``instance``'s environment out of its build: ``EnvironmentSetupError`` naming the
+    instance when the build failed, ``ClockUnavailable`` when its tests' clock cannot be set."""
     if build.env is None:
         raise EnvironmentSetupError(f"{instance.instance_id}: {build.reason}")
     day = clock_date(build.spec, instance)

@@ -1,5 +1,6 @@
-"""``toolpolicy envs resolve``: whether what a spec installs before the repository itself
-resolves here, for the spec's interpreter, without a checkout.
+"""What ``toolpolicy envs resolve`` checks (``cli/envs_resolve.py``): whether what a spec
+installs before the repository itself resolves here, for the spec's interpreter, without a
+checkout.
 
 A repository too big to mirror here (django, matplotlib, scikit-learn) cannot have its
 environments built, but what its specs pin can still be checked: ``pip_first`` and
@@ -26,7 +27,6 @@ runs a third party's setup code.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -358,75 +358,35 @@ def format_table(outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def add_resolve(actions: Any) -> None:
-    resolve = actions.add_parser(
-        "resolve",
-        help="without a checkout: whether each spec's pinned packages resolve here as wheels",
-    )
-    resolve.add_argument(
-        "--repo", nargs="+", dest="only_repos", metavar="OWNER/NAME",
-        help="these repositories' specs (default: every repository's)",
-    )  # fmt: skip
-    resolve.add_argument(
-        "--version", nargs="+", dest="only_versions", metavar="V", help="only these versions"
-    )
-    resolve.add_argument(
-        "--record", metavar="FILE", help="append each outcome to this JSON Lines file"
-    )
-    resolve.set_defaults(func=_resolve)
+def spec_pairs(repos: Sequence[str], versions: Sequence[str] | None) -> list[tuple[str, str]]:
+    """(repo, version) of each spec listed for ``repos``, only ``versions`` where given."""
+    return [(r, v) for r in repos for v in spec_versions(r) if not versions or v in versions]
 
 
-def _resolve(ns: argparse.Namespace) -> int:
-    from ..cli import UsageError
-    from ..cli_inputs import check_env_specs, say
-    from ..input_files import end_torn_line
-    from ..paths import cache_dir
-    from ..primitives.sandbox import SandboxUnavailable
+def resolve_version(repo: str, version: str, run: Runner) -> Outcome:
+    """Resolve the spec of ``repo`` at ``version`` for its interpreter as found here, else for
+    its Python version alone. ``EnvironmentSetupError`` where no spec can be had."""
     from .interpreters import find_python, interpreter_version
-    from .spec import shipped_repos
     from .venvs import uv_binary
 
-    check_env_specs()
-    repos = ns.only_repos or shipped_repos()
-    wanted = ns.only_versions
-    pairs = [(r, v) for r in repos for v in spec_versions(r) if not wanted or v in wanted]
-    if not pairs:
-        raise UsageError(f"no spec for {' '.join(repos)} at {' '.join(wanted or ['any'])}")
+    spec = spec_for(repo, version)
     try:
-        run = sandboxed(cache_dir() / "uv")
-    except SandboxUnavailable as exc:
-        raise UsageError(str(exc)) from None
-    torn = end_torn_line(Path(ns.record)) if ns.record else None
-    if torn:
-        say(
-            "envs resolve",
-            f"{ns.record}:{torn}: cut short; outcomes are recorded from the next line on",
-        )
-    outcomes = []
-    for repo, version in pairs:
-        try:
-            spec = spec_for(repo, version)
-        except EnvironmentSetupError as exc:
-            raise UsageError(str(exc)) from None
-        try:
-            interpreter = find_python(spec.python, repo=repo, repo_version=version)
-            python = interpreter_version(os.path.realpath(interpreter)) or spec.python
-        except EnvironmentSetupError:
-            # No interpreter of that version here: resolved for it all the same.
-            interpreter, python = "", spec.python
-        with tempfile.TemporaryDirectory(prefix="toolpolicy-resolve-") as tmp:
-            outcome = resolve_spec(
-                plan_for(spec), run, Path(tmp), interpreter=interpreter, python=python,
-                uv=uv_binary(),
-            )  # fmt: skip
-        print(format_line(outcome), flush=True)
-        outcomes.append(outcome)
-        if ns.record:
-            with open(ns.record, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(dataclasses.asdict(outcome)) + "\n")
-    print()
-    print(format_table(outcomes))
-    return 0 if all(o.status == "resolved" for o in outcomes) else 1
+        interpreter = find_python(spec.python, repo=repo, repo_version=version)
+        python = interpreter_version(os.path.realpath(interpreter)) or spec.python
+    except EnvironmentSetupError:
+        # No interpreter of that version here: resolved for it all the same.
+        interpreter, python = "", spec.python
+    with tempfile.TemporaryDirectory(prefix="toolpolicy-resolve-") as tmp:
+        return resolve_spec(
+            plan_for(spec), run, Path(tmp), interpreter=interpreter, python=python,
+            uv=uv_binary(),
+        )  # fmt: skip
+
+
+def record_outcome(path: Path, outcome: Outcome) -> None:
+    """``outcome`` appended to the JSON Lines file ``path``."""
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(dataclasses.asdict(outcome)) + "\n")
 
 
 def _version_key(version: str) -> tuple[int, ...]:

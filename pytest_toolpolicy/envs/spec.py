@@ -41,12 +41,13 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from .runners import RUNNERS
+
 SPECS_ENV = "TOOLPOLICY_ENV_SPECS"
 SHIPPED = Path(__file__).with_name("specs")
-# SWE-bench's log parsers (harness/log_parsers/python.py), by the name its specs use for each.
-LOG_PARSERS = (
-    "pytest", "pytest_options", "pytest_v2", "seaborn", "matplotlib", "django", "sympy",
-)  # fmt: skip
+# SWE-bench's log parsers (harness/log_parsers/python.py), by the name its specs use for each:
+# one record each (runners.py).
+LOG_PARSERS = tuple(RUNNERS)
 _LISTS = (
     "pip_packages", "requirements", "fallback_packages", "pre_install", "pip_first", "apt",
     "submodules", "substitutions", "runner_files", "build_constraints",
@@ -338,8 +339,8 @@ def _fields(
         raise error(
             f"{where}.clock", f'expected "", created_at or YYYY-MM-DD, got {out["clock"]!r}'
         )
-    if "log_parser" in out and out["log_parser"] not in LOG_PARSERS:
-        raise error(f"{where}.log_parser", f"expected one of {', '.join(LOG_PARSERS)}")
+    if "log_parser" in out and out["log_parser"] not in RUNNERS:
+        raise error(f"{where}.log_parser", f"expected one of {', '.join(RUNNERS)}")
     return out
 
 

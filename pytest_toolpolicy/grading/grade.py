@@ -39,8 +39,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..bench.workspaces import WorkspaceSetupError, materialize
-from ..envs.cache import Environment, EnvironmentSetupError, environment_for
+from ..envs.cache import Environment, EnvironmentSetupError, harness_environment
 from ..envs.importable import installed_modules
+from ..envs.runners import RUNNERS
+from ..envs.stage import Unavailable
 from ..primitives.sandbox import Sandbox
 from ..primitives.workspace import Workspace, WorkspaceError
 from .crosscheck import Disagreement
@@ -49,9 +51,8 @@ from .guard_config import CONFIG_FILES, quiet
 from .infra import lacking_module, needs_network, shared_setup_error
 from .logrun import run_logged
 from .outcomes import TestOutcome
-from .parsers import LOG_PARSERS
 from .run import Broken, Infra, Tampered, run_tests
-from .testids import PYTEST_PARSERS, path_of
+from .testids import path_of
 from .tree import TreeError, grading_tree
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def grade(
 ) -> GradeResult:
     """Grade the workspace as it is now; afterwards its snapshot is restored exactly (files
     hidden from snapshots by ``.gitignore`` are gone). ``parser``: the SWE-bench log parser the
-    instance's ids follow (``testids.PYTEST_PARSERS``); by default the one its environment's
+    instance's ids follow (its record, ``envs/runners.py``); by default the one its environment's
     spec names."""
     start = time.monotonic()
     try:
@@ -124,17 +125,20 @@ def grade_patch(
     *,
     sandbox: Sandbox,
     parent: Path | None = None,
-    env: Environment | None = None,
+    env: Environment | Unavailable | None = None,
     repos: Path | None = None,
     cache_dir: Path | None = None,
     timeout: float = 300.0,
     parser: str | None = None,
 ) -> GradeResult:
-    """Apply ``patch`` to a fresh workspace of ``instance`` and grade it."""
+    """Apply ``patch`` to a fresh workspace of ``instance`` and grade it in ``env``: what the
+    caller's environment stage resolved for it (``envs/stage.py``; None for a bundled instance,
+    which runs on the harness's interpreter). Grading never builds one: an environment that
+    could not be had, or a workspace, is ``infra_error`` with the reason."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="toolpolicy-grade-", dir=parent) as tmp:
         try:
-            env = env or environment_for(instance, repos=repos, cache_dir=cache_dir)
+            env = _handed(instance, env)
             workspace = materialize(instance, Path(tmp), repos=repos, cache_dir=cache_dir)
         except (WorkspaceSetupError, EnvironmentSetupError) as exc:
             return _result(instance, "infra_error", {}, str(exc), start)
@@ -145,6 +149,17 @@ def grade_patch(
         return _grade_snapshot(
             workspace, workspace.checkpoint(), instance, sandbox, env, timeout, start, parser
         )
+
+
+def _handed(instance: Instance, env: Environment | Unavailable | None) -> Environment:
+    if isinstance(env, Unavailable):
+        env.raise_error()
+    if env is not None:
+        return env
+    if instance.path is not None:
+        return harness_environment()
+    why = "its environment was not resolved before grading (envs/stage.py)"
+    raise EnvironmentSetupError(f"{instance.instance_id}: {why}")
 
 
 def _grade_snapshot(
@@ -160,7 +175,7 @@ def _grade_snapshot(
     parser = parser or _parser_of(env)
     ids = list(dict.fromkeys([*instance.FAIL_TO_PASS, *instance.PASS_TO_PASS]))
     missing: dict[str, TestOutcome] = dict.fromkeys(ids, "missing")
-    if parser not in PYTEST_PARSERS and parser not in LOG_PARSERS:
+    if parser not in RUNNERS:
         why = f"log parser {parser!r} is not one grading knows"
         return _result(instance, "infra_error", missing, why, start)
     python = env.python if env is not None else sys.executable
@@ -182,7 +197,7 @@ def _grade_snapshot(
     known = tree.base_files | tree.test_patch_files
     summary = not _quiet(workspace, instance.base_commit, tree.base_files, env)
     # Ids naming no file: pytest-run ids only (django's and sympy's never name one).
-    junk = [i for i in ids if path_of(i) not in known] if parser in PYTEST_PARSERS else []
+    junk = [i for i in ids if path_of(i) not in known] if RUNNERS[parser].plugin else []
     judge = _Judge(
         workspace, instance, sandbox, env, timeout, parser, ids, junk, installed, summary
     )
@@ -243,7 +258,7 @@ class _Judge:
     summary: bool = True  # pytest prints its summary line (not quieted by the repository)
 
     def __call__(self, commit: str, files_in: frozenset[str], touched: set[str]) -> _Verdict:
-        if self.parser not in PYTEST_PARSERS:
+        if not RUNNERS[self.parser].plugin:  # its own runner and reporter (envs/runners.py)
             return self._logged(commit, touched)
         junk, instance = self.junk, self.instance
         tests: dict[str, TestOutcome] = dict.fromkeys(self.ids, "missing")

@@ -21,7 +21,9 @@ base commit (a file the model added is removed), each with its reason in ``rever
    site-packages, pytest and its plugins, ``sitecustomize``): it would be imported instead;
 6. compiled code: bytecode (``.pyc``, ``.pyo``, anything in ``__pycache__``: an
    unchecked-hash ``.pyc`` is run without its source, a sourceless one stands in for a
-   module) and extension modules (``.so``, ``.pyd``): grading runs the source it can read.
+   module) and extension modules (``.so``, ``.pyd``): grading runs the source it can read;
+   and package metadata (``*.dist-info``, ``*.egg-info``, ``entry_points.txt``): a ``pytest11``
+   entry point would load a plugin wherever pytest still loads them on its own (before 3.7).
 
 What is kept but flagged (``flagged``), because it is product code the test run executes and
 grading cannot tell from the text whether it tampers: 7. a changed module the base
@@ -105,7 +107,7 @@ def guard(
     flagged: list[str] = []
     tampering: list[str] = []
     shadowed = RUNNER_MODULES | set(installed)
-    runner = any(_top_module(p, roots) in RUNNER_PRODUCTS for p in base_files)
+    runner = any(RUNNER_PRODUCTS & _top_modules(p, roots) for p in base_files)
     for path in sorted(set(changed)):
         why = _revert(path, base, now, test_files, plugins, roots, shadowed, base_files)
         if why:
@@ -140,17 +142,22 @@ def _revert(
         return "its pytest configuration changed"
     if is_test_path(path) and path not in plugins:
         return "a test file: the repository's tests run as they are at the base commit"
-    if name.endswith(COMPILED) or "__pycache__" in PurePosixPath(path).parts:
+    parts = PurePosixPath(path).parts
+    if name.endswith(COMPILED) or "__pycache__" in parts:
         return "compiled code (bytecode or an extension module): grading runs the source"
+    if any(p.endswith((".dist-info", ".egg-info")) for p in parts) or name == "entry_points.txt":
+        return "package metadata: it declares plugins and entry points the test run would load"
     if path not in base_files:
-        module = _top_module(path, roots)
-        if module and module in shadowed:
-            return f"shadows the module {module!r} the test run would import"
+        hidden = sorted(_top_modules(path, roots) & set(shadowed))
+        if hidden:
+            return f"shadows the module {hidden[0]!r} the test run would import"
     return None
 
 
-def _top_module(path: str, roots: Sequence[str]) -> str | None:
-    """The top-level module name ``path`` would be imported as from one of ``roots``."""
+def _top_modules(path: str, roots: Sequence[str]) -> set[str]:
+    """The top-level module names ``path`` would be imported as, from each of ``roots`` it is
+    under (``src/pytest.py`` is ``src`` from the root and ``pytest`` from ``src``)."""
+    found = set()
     for root in roots:
         prefix = f"{root.strip('/')}/" if root.strip("/.") else ""
         if not path.startswith(prefix):
@@ -158,11 +165,13 @@ def _top_module(path: str, roots: Sequence[str]) -> str | None:
         first = path[len(prefix) :].split("/", 1)
         head = first[0]
         if len(first) == 2:  # a package directory (or a namespace package)
-            return head if head.isidentifier() else None
+            if head.isidentifier():
+                found.add(head)
+            continue
         stem = head.split(".", 1)[0]  # mod.py, mod.cpython-311-x86_64-linux-gnu.so, mod.pth
         if head.endswith((".py", ".pyc", ".so", ".pth")) and stem.isidentifier():
-            return "sitecustomize" if head.endswith(".pth") else stem
-    return None
+            found.add("sitecustomize" if head.endswith(".pth") else stem)
+    return found
 
 
 def _plugin_files(base: Read, base_files: Collection[str], roots: Sequence[str]) -> set[str]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from .. import limits
 from ..envs.environment import Environment
 from ..envs.layout import TESTBED
+from ..envs.runners import RUNNERS
 from ..primitives.sandbox import Sandbox
 from .crosscheck import check
 from .infra import blames_patch
@@ -50,8 +51,6 @@ _FILES = {
     "toolpolicy_own_unittest.py": "own_unittest.py",
     "toolpolicy_own_sympy.py": "own_sympy.py",
 }
-# The reporter each own runner's parser goes with.
-REPORTERS = {"django": "unittest", "sympy": "sympy"}
 _MODULES = {"unittest": "unittest's result classes", "sympy": "sympy's runtests module"}
 
 
@@ -73,9 +72,11 @@ def run_logged(
     timeout: float,
     touched: Collection[str],
 ) -> LogOutcome:
-    reporter = REPORTERS.get(parser)
+    # The reporter the runner's record names (``envs/runners.py``).
+    reporter = RUNNERS[parser].reporter if parser in RUNNERS else None
     if reporter is None:
-        raise Infra(f"no reporter for the {parser!r} runner: grading knows {', '.join(REPORTERS)}")
+        own = ", ".join(n for n, r in RUNNERS.items() if r.reporter)
+        raise Infra(f"no reporter for the {parser!r} runner: grading knows {own}")
     try:
         call = invocation(test_cmd, directives)
     except Unlaunchable as exc:

@@ -2,12 +2,14 @@
 ``tests/runtests.py``, sympy's ``bin/test``): a target written in that repository's test-id
 convention becomes the spec's ``test_cmd`` with the arguments that select those tests
 (``directives.runner_args``), so the post-patch test trigger can run an instance's
-FAIL_TO_PASS ids as the instance lists them.
+FAIL_TO_PASS ids as the instance lists them. Which convention is the parser's record's
+(``envs/runners.py``: ``targets``):
 
-- django: the target is one or more ids ``test_name (module.Class)`` and nothing else;
-  each becomes the label ``module.Class.test_name``.
-- sympy: the target is one or more bare test function names (``test_issue_12092``); the test
-  files defining each (found in the workspace's code index) run, with ``-k`` and the names.
+- ``label`` (django): the target is one or more ids ``test_name (module.Class)`` and nothing
+  else; each becomes the label ``module.Class.test_name``.
+- ``name`` (sympy): the target is one or more bare test function names (``test_issue_12092``);
+  the test files defining each (found in the workspace's code index) run, with ``-k`` and the
+  names.
 
 Anything else (a node id, a shell command) is not this runner's: ``command`` returns None and
 ``run_test`` runs it as it would anywhere. Whether the tests passed is still the exit code's
@@ -21,13 +23,14 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..envs.runners import runner_for, runner_names
 from .directives import runner_args
 
 _DJANGO_TARGET = re.compile(r"\s*(?:\w+ \([\w.]+\)\s*)+")
 _DJANGO_ID = re.compile(r"\w+ \([\w.]+\)")
 _SYMPY_NAME = re.compile(r"test_\w+")
 _TEST_FILE = re.compile(r"(?:^|/)tests?/test_\w+\.py$")
-OWN_PARSERS = ("django", "sympy")
+OWN_PARSERS = runner_names("own")
 
 
 @dataclass(frozen=True)
@@ -40,16 +43,29 @@ class OwnRunner:
     defined_in: Callable[[str], Sequence[str]]
 
     def command(self, target: str) -> str | None:
-        if self.parser == "django" and _DJANGO_TARGET.fullmatch(target):
-            labels = runner_args("django", _DJANGO_ID.findall(target))
-            return self._line(labels)
+        own = _TARGETS.get(runner_for(self.parser).targets)
+        return own(self, target) if own is not None else None
+
+    def _labels(self, target: str) -> str | None:
+        if not _DJANGO_TARGET.fullmatch(target):
+            return None
+        return self._line(runner_args(self.parser, _DJANGO_ID.findall(target)))
+
+    def _names(self, target: str) -> str | None:
         names = target.split()
-        if self.parser == "sympy" and names and all(_SYMPY_NAME.fullmatch(n) for n in names):
-            files = sorted({f for n in names for f in self.defined_in(n) if _TEST_FILE.search(f)})
-            if not files:
-                return None
-            return self._line([*files, "-k", *dict.fromkeys(names)])
-        return None
+        if not names or not all(_SYMPY_NAME.fullmatch(n) for n in names):
+            return None
+        files = sorted({f for n in names for f in self.defined_in(n) if _TEST_FILE.search(f)})
+        if not files:
+            return None
+        return self._line([*files, "-k", *dict.fromkeys(names)])
 
     def _line(self, args: Sequence[str]) -> str:
         return " ".join([self.test_cmd, *(shlex.quote(a) for a in args)])
+
+
+# A record's ``targets`` -> how an agent's target in that convention becomes a command.
+_TARGETS: dict[str, Callable[[OwnRunner, str], str | None]] = {
+    "label": OwnRunner._labels,
+    "name": OwnRunner._names,
+}

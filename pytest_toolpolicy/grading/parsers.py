@@ -18,7 +18,9 @@ The seven parsers SWE-bench's specs name (``swebench/harness/log_parsers/python.
 - ``sympy``: ``test_x ok|F|E`` lines of ``bin/test --verbose``, and a ``path.py:name``
   FAILED for each underlined failure header.
 
-Statuses are SWE-bench's words as its parser records them; the pytest parsers record whatever
+Which reader a parser is, and what its lines lose before they are read, is its record's
+(``envs/runners.py``: ``log``, ``cleans``, ``short_paths``, ``verbose_status``). Statuses are
+SWE-bench's words as its parser records them; the pytest parsers record whatever
 token starts the line ("PASSED", or "blue]" for pytest 3's ``t.py::test[dark blue] PASSED``).
 
 Linear in the log's length, unlike SWE-bench's sympy and django regexes (which backtrack over
@@ -31,9 +33,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from ..envs.runners import runner_for, runner_names
 from .django_log import parse_django
 from .outcomes import TestOutcome
-from .testids import PYTEST_PARSERS, clean_line, shorten_option
+from .testids import CLEANS, shorten_option
 
 STATUSES = ("FAILED", "PASSED", "SKIPPED", "ERROR", "XFAIL")
 # SWE-bench's grading: PASSED and XFAIL pass, FAILED and ERROR fail. What it does with
@@ -50,12 +53,10 @@ _OUTCOMES: dict[str, TestOutcome] = {
 
 
 def parse_log(log: str, parser: str) -> dict[str, str]:
-    """``{test id: status}`` as SWE-bench's ``parser`` reads ``log``. ``ValueError`` for a
-    parser that is not one of ``LOG_PARSERS``."""
-    read = _PARSERS.get(parser)
-    if read is None:
-        raise ValueError(f"log parser {parser!r} is not one of {', '.join(_PARSERS)}")
-    return read(log)
+    """``{test id: status}`` as SWE-bench's ``parser`` reads ``log`` (the reader its record
+    names, ``envs/runners.py``). ``ValueError`` for a parser that is not one of
+    ``LOG_PARSERS``."""
+    return READERS[runner_for(parser).log](log, parser)
 
 
 def outcomes(statuses: Mapping[str, str], ids: Iterable[str]) -> dict[str, TestOutcome]:
@@ -65,18 +66,23 @@ def outcomes(statuses: Mapping[str, str], ids: Iterable[str]) -> dict[str, TestO
 
 
 def parse_pytest_family(log: str, parser: str) -> dict[str, str]:
-    """SWE-bench's ``pytest``, ``pytest_options``, ``pytest_v2`` and ``matplotlib`` parsers."""
+    """SWE-bench's ``pytest``, ``pytest_options``, ``pytest_v2`` and ``matplotlib`` parsers:
+    what differs between them is their record's (``cleans``, ``short_paths``,
+    ``verbose_status``)."""
+    runner = runner_for(parser)
+    cleans = [CLEANS[c] for c in runner.cleans]
     found: dict[str, str] = {}
     for line in log.split("\n"):
-        line = clean_line(line, parser)
+        for clean in cleans:
+            line = clean(line)
         if line.startswith(STATUSES):
             if line.startswith("FAILED"):
                 line = line.replace(" - ", " ")
             tokens = line.split()
             if len(tokens) > 1:
-                test = shorten_option(tokens[1]) if parser == "pytest_options" else tokens[1]
+                test = shorten_option(tokens[1]) if runner.short_paths else tokens[1]
                 found[test] = tokens[0]
-        elif parser == "pytest_v2" and line.endswith(STATUSES):
+        elif runner.verbose_status and line.endswith(STATUSES):
             tokens = line.split()
             if len(tokens) > 1:
                 found[tokens[0]] = tokens[1]  # the second token, whatever the last one is
@@ -122,14 +128,11 @@ def parse_sympy(log: str) -> dict[str, str]:
     return found
 
 
-def _pytest_parser(parser: str) -> Callable[[str], dict[str, str]]:
-    return lambda log: parse_pytest_family(log, parser)
-
-
-_PARSERS: dict[str, Callable[[str], dict[str, str]]] = {
-    **{p: _pytest_parser(p) for p in PYTEST_PARSERS if p != "seaborn"},
-    "seaborn": parse_seaborn,
-    "django": parse_django,
-    "sympy": parse_sympy,
+# A record's ``log`` -> the reader: (the log, the parser's name) -> {test id: status}.
+READERS: dict[str, Callable[[str, str], dict[str, str]]] = {
+    "pytest": parse_pytest_family,
+    "seaborn": lambda log, _: parse_seaborn(log),
+    "django": lambda log, _: parse_django(log),
+    "sympy": lambda log, _: parse_sympy(log),
 }
-LOG_PARSERS = tuple(_PARSERS)
+LOG_PARSERS = runner_names()

@@ -6,8 +6,10 @@ outside the workspace, which the sandbox sees read-only: nothing the tests run c
 them, and nothing in the workspace is where they are looked for. pytest's cache directory is
 the sandbox's private ``/tmp``, not the workspace. pytest loads no plugin of its own accord
 (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): the environment's, recorded when it was built, are named
-on the command line, so a package the workspace declares (a ``*.dist-info`` with a ``pytest11``
-entry point) loads nothing. What the run reports is then held against its other signals
+to it by the launcher (``launch.py``), so a package the workspace declares (a ``*.dist-info``
+with a ``pytest11`` entry point) loads nothing. A pytest before 3.7 knows no such switch and
+loads its entry points itself; there the launcher names none (they would be registered twice),
+and what the agent may have declared is put back before the run (``guard.py``'s rule 6). What the run reports is then held against its other signals
 (``signals.py``).
 """
 
@@ -74,12 +76,11 @@ def run_tests(
     with tempfile.TemporaryDirectory(prefix="toolpolicy-grade-") as tmp:
         gdir = Path(tmp)
         wanted = None if ids is None else list(ids)  # None: every test the files hold
-        (gdir / "grade.json").write_text(json.dumps({"ids": wanted, "parser": parser}))
+        settings = {"ids": wanted, "parser": parser, "plugins": list(env.plugins)}
+        (gdir / "grade.json").write_text(json.dumps(settings))
         for name, source in _FILES.items():
             shutil.copyfile(_HERE / source, gdir / name)
         argv = [env.python, str(gdir / "launch.py"), "-p", "no:toolpolicy", "-q"]
-        # Plugins by name, autoloading off: an entry point in the workspace counts for nothing.
-        argv += [arg for module in env.plugins for arg in ("-p", module)]
         # A file named like an option (``--output=x_test.py``) is still a file to pytest.
         argv += ["--continue-on-collection-errors", *(as_path(f) for f in files)]
         result = env.sandbox(sandbox, root).run(

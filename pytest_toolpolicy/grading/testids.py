@@ -24,17 +24,21 @@ reason`` (token "[2]"), and a captured inner pytest run with wrapped progress li
 ``PASSED [100%]`` (pytest-dev__pytest-5262 and -7521 list "[100%]" in PASS_TO_PASS). Grading
 leaves such ids out of the verdict and says so (see grade.py), by ``path_of`` naming no file.
 
-Pure functions. ``sandbox_plugin.py`` runs inside the sandbox, where this package is not
-importable, and carries its own copy of ``swebench_id``; tests/grading/test_testids.py asserts
-the two agree.
+Which of these a parser applies is its record's word (``envs/runners.py``: ``cleans``,
+``short_paths``). Pure functions. ``sandbox_plugin.py`` runs inside the sandbox, where this
+package is not importable, and carries its own copy of ``swebench_id`` for the shipped parsers;
+tests/grading/test_testids.py asserts the two agree.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from ..envs.runners import runner_for, runner_names
 
 # The parsers that read pytest's output (django's and sympy's read their own runners').
-PYTEST_PARSERS = ("pytest", "pytest_v2", "pytest_options", "matplotlib", "seaborn")
+PYTEST_PARSERS = runner_names("plugin")
 _COLOUR = re.compile(r"\[(\d+)m")
 _CONTROL = str.maketrans("", "", "".join(chr(c) for c in range(1, 32)))
 _MOUSE_BUTTONS = (("MouseButton.LEFT", "1"), ("MouseButton.RIGHT", "3"))
@@ -44,22 +48,33 @@ def swebench_id(nodeid: str, parser: str = "pytest") -> str:
     """The id SWE-bench's log ``parser`` records for the test whose cwd-relative node id is
     ``nodeid`` ("" for an id that is all whitespace). ``ValueError`` for a parser that does
     not read pytest's output (django's, sympy's)."""
-    if parser not in PYTEST_PARSERS:
+    if not runner_for(parser).plugin:
         raise ValueError(f"log parser {parser!r} is not one of {', '.join(PYTEST_PARSERS)}")
     tokens = clean_line(nodeid, parser).split()
     test = tokens[0] if tokens else ""
-    return shorten_option(test) if parser == "pytest_options" else test
+    return shorten_option(test) if runner_for(parser).short_paths else test
 
 
 def clean_line(line: str, parser: str) -> str:
-    """A line of output as ``parser`` reads it before looking for a status: colour codes and
-    control characters gone (``pytest_v2``), MouseButton ids renamed (``matplotlib``)."""
-    if parser == "pytest_v2":
-        return _COLOUR.sub("", line).translate(_CONTROL)
-    if parser == "matplotlib":
-        for name, value in _MOUSE_BUTTONS:
-            line = line.replace(name, value)
+    """A line of output as ``parser`` reads it before looking for a status: what its record's
+    ``cleans`` take off (colour codes and control characters, ``pytest_v2``; MouseButton ids
+    renamed, ``matplotlib``)."""
+    for clean in runner_for(parser).cleans:
+        line = CLEANS[clean](line)
     return line
+
+
+def _colours(line: str) -> str:
+    return _COLOUR.sub("", line).translate(_CONTROL)
+
+
+def _mouse_buttons(line: str) -> str:
+    for name, value in _MOUSE_BUTTONS:
+        line = line.replace(name, value)
+    return line
+
+
+CLEANS: dict[str, Callable[[str], str]] = {"colours": _colours, "mouse_buttons": _mouse_buttons}
 
 
 def shorten_option(test: str) -> str:

@@ -12,12 +12,14 @@ keeps what it had.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from ..envs.environment import Environment
+from ..envs.stage import Resolved, Unavailable
 from ..primitives.sandbox import Sandbox
 from .causes import cause_of
 from .grade import GradeResult, grade_patch
@@ -46,12 +48,15 @@ def validate_instance(
     instance: Instance,
     *,
     sandbox: Sandbox,
+    env: Environment | Unavailable | None = None,
     repos: Path | None = None,
     cache_dir: Path | None = None,
     timeout: float = 300.0,
 ) -> ValidationRow:
+    """``env``: what the caller's environment stage resolved for ``instance`` (None for a
+    bundled one)."""
     start = time.monotonic()
-    kw = dict(sandbox=sandbox, repos=repos, cache_dir=cache_dir, timeout=timeout)
+    kw = dict(sandbox=sandbox, env=env, repos=repos, cache_dir=cache_dir, timeout=timeout)
     empty = grade_patch(instance, "", **kw)  # type: ignore[arg-type]
     if instance.underspecified:
         ok, verdict = _passes_at_base(instance, empty)
@@ -119,9 +124,12 @@ def validate(
     cache_dir: Path | None = None,
     timeout: float = 300.0,
     on_row: Callable[[ValidationRow], object] | None = None,
+    environments: Mapping[str, Resolved] | None = None,
 ) -> list[ValidationRow]:
     """Rows in the order of ``instances``; an unexpected exception in one becomes its row.
-    ``on_row`` is called with each row as it finishes (from the worker's thread)."""
+    ``on_row`` is called with each row as it finishes (from the worker's thread).
+    ``environments``: the instances' own, resolved ahead (``envs/stage.py``)."""
+    environments = environments or {}
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     if not 0 < timeout < float("inf"):
@@ -131,7 +139,12 @@ def validate(
         start = time.monotonic()
         try:
             row = validate_instance(
-                instance, sandbox=sandbox, repos=repos, cache_dir=cache_dir, timeout=timeout
+                instance,
+                sandbox=sandbox,
+                env=environments.get(instance.instance_id),
+                repos=repos,
+                cache_dir=cache_dir,
+                timeout=timeout,
             )
         except Exception as exc:  # a harness fault in one instance must not sink the rest
             why = f"{type(exc).__name__}: {exc}"

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..envs.environment import Environment
-from ..grading.directives import django_module
+from ..envs.runners import runner_for
+from ..grading.directives import as_directives
 from ..grading.logrun import run_logged
 from ..grading.run import Broken, Infra, Tampered, run_tests
-from ..grading.testids import PYTEST_PARSERS
 from ..primitives.sandbox import Sandbox
 
 RUNS = 2
@@ -69,7 +69,7 @@ def run_side(
     touched: Collection[str],
 ) -> dict[str, str]:
     """Every test of ``files`` in the workspace at ``root``, id → outcome."""
-    if parser not in PYTEST_PARSERS:
+    if not runner_for(parser).plugin:  # its own runner (envs/runners.py)
         return _run_logged(root, files, parser, sandbox, env, timeout, touched)
     try:
         outcome = run_tests(root, files, None, parser, sandbox, env, timeout, touched)
@@ -88,7 +88,7 @@ def _run_logged(
     spec = env.spec if env is not None else None
     if env is None or spec is None or not spec.test_cmd:
         raise SideFailed(f"{parser}'s runner needs its spec's test command; there is none")
-    directives = [django_module(f) for f in files] if parser == "django" else list(files)
+    directives = as_directives(parser, files)
     try:
         logged = run_logged(
             root, spec.test_cmd, directives, None, parser, sandbox, env, timeout, touched

@@ -1,5 +1,7 @@
 """Mining one change into an instance: its candidate check, statement, patches, version and
-environment, and (unless told not to) its test lists by running (``lists.py``).
+environment, and (unless told not to) its test lists by running (``lists.py``). Each change is
+its own base commit and version, so its environment is a stage of its own (``_environment``),
+the one step of mining that builds: the runs are handed it.
 
 ``mine_change`` returns a ``Mined``: the row in SWE-bench's schema, or why the change was
 dropped ("skipped"), never an exception for one change's trouble, so a long walk goes on. The
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..bench.instance import InstanceError, instance_from_row
+from ..bench.instance import Instance, InstanceError, instance_from_row
 from ..bench.workspaces import WorkspaceSetupError, materialize
 from ..envs.cache import environment_for
 from ..envs.environment import Environment
@@ -107,11 +109,15 @@ def mine_change(checkout: Path, commit: str, setup: Setup) -> Mined:
 
 
 def with_lists(row: dict[str, Any], touched: tuple[str, ...], setup: Setup, start: float) -> Mined:
-    """``row`` with its lists derived by running, or why it was dropped."""
+    """``row`` with its lists derived by running, or why it was dropped: the change's instance,
+    its environment (``_environment``, the one step of mining that builds), then its runs in
+    it (``_lists``, which never builds)."""
     commit = str(row.get("mined_from") or row["instance_id"])
     took: list[float] = []  # the environment's seconds, when it was asked for
     try:
-        lists = _lists(row, touched, setup, took)
+        instance = _instance(row)
+        env = _environment(instance, setup, took)
+        lists = _lists(instance, env, touched, setup)
     except _Dropped as exc:
         return Mined(commit, None, str(exc), exc.kind, time.monotonic() - start, None, sum(took))
     if not lists.fail_to_pass:
@@ -131,18 +137,26 @@ class _Dropped(Exception):
         self.kind = kind
 
 
-def _lists(row: dict[str, Any], touched: tuple[str, ...], setup: Setup, took: list[float]) -> Lists:
+def _instance(row: dict[str, Any]) -> Instance:
     try:
-        instance = instance_from_row(row, "local", require_tests=False)
+        return instance_from_row(row, "local", require_tests=False)
     except InstanceError as exc:
         raise _Dropped("candidate", exc.message) from None
+
+
+def _environment(instance: Instance, setup: Setup, took: list[float]) -> Environment:
+    """The change's environment stage: the one given, else its own built or found (each change
+    its own version and base commit); its seconds into ``took``."""
     began = time.monotonic()
     try:
-        env = setup.env or environment_for(instance, repos=setup.repos, cache_dir=setup.cache_dir)
+        return setup.env or environment_for(instance, repos=setup.repos, cache_dir=setup.cache_dir)
     except (EnvironmentSetupError, WorkspaceSetupError) as exc:  # the build, or its checkout
         raise _Dropped("environment", f"environment: {exc}") from None
     finally:
         took.append(time.monotonic() - began)
+
+
+def _lists(instance: Instance, env: Environment, touched: tuple[str, ...], setup: Setup) -> Lists:
     parser = env.spec.log_parser if env.spec is not None else "pytest"
     if parser not in LOG_PARSERS:
         raise _Dropped("run", f"log parser {parser!r} is not one of {', '.join(LOG_PARSERS)}")

@@ -5,7 +5,8 @@ commit of main whose own ``__version__`` reads ``0.12.1.dev0`` has ``v0.10`` as 
 reachable tag. What the project declares comes first: a literal ``version`` in
 ``pyproject.toml``'s ``[project]``, in ``setup.cfg``'s ``[metadata]``, in ``setup.py``'s
 ``setup()`` call, or a ``__version__`` (``version``) assigned a literal in the package's
-``__init__.py``, ``_version.py``, ``version.py`` or ``__about__.py``; where a project computes
+``__init__.py``, ``_version.py``, ``version.py``, ``__about__.py`` or ``release.py`` (sympy's);
+where a project computes
 its version (setuptools_scm, versioneer), the caller falls back to the tag git describes, which
 is what those tools derive it from. Pure functions over file texts.
 """
@@ -25,9 +26,9 @@ else:  # pragma: no cover - Python 3.10
 
 Read = Callable[[str], "str | None"]
 _MODULE = re.compile(
-    r"^(?:src/)?([A-Za-z_][A-Za-z0-9_]*)/(__init__|_version|version|__about__)\.py$"
+    r"^(?:src/)?([A-Za-z_][A-Za-z0-9_]*)/(__init__|_version|version|__about__|release)\.py$"
 )
-_NUMBERS = re.compile(r"^v?(\d+)\.(\d+)")
+_NUMBERS = re.compile(r"(\d+)\.(\d+)")
 
 
 def declared_version(files: Collection[str], read: Read, names: Collection[str] = ()) -> str | None:
@@ -55,8 +56,8 @@ def declared_version(files: Collection[str], read: Read, names: Collection[str] 
 
 
 def major_minor(text: str) -> str | None:
-    """``v7.2.1`` → ``7.2``; None without two leading numbers."""
-    found = _NUMBERS.match(text.strip())
+    """``v7.2.1`` → ``7.2``, ``sympy-1.5`` → ``1.5``; None without two numbers."""
+    found = _NUMBERS.search(text.strip())
     return f"{int(found[1])}.{int(found[2])}" if found else None
 
 

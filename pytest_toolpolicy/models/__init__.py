@@ -1,4 +1,5 @@
-"""Model backends: the ``Model`` seam, OpenAI-compatible endpoints, prices, budgets, specs."""
+"""Model backends: the ``Model`` seam, the registry of backends by name (``backends.py``),
+OpenAI-compatible endpoints, prices, budgets, specs."""
 
 from __future__ import annotations
 

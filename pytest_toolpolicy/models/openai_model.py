@@ -37,11 +37,13 @@ from .. import limits
 from .base import Blame, Completion, ModelError, ModelRequest, Usage
 from .http_bounds import BoundedHTTPClient, BoundedOpenAI, bounded_call, check_depth
 from .openai_errors import MalformedResponse, blame_of, describe_failure, scrub
-from .prices import PriceTable
+from .prices import PriceTable, load_prices
 from .usage import usage_from
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
+
+    from .backends import BuildOptions
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +202,18 @@ class OpenAIModel:
             **params,
             **dict.fromkeys(limits, limit),
         )
+
+
+def build(arg: str | None, options: BuildOptions) -> OpenAIModel:
+    """The ``openai:<model>`` backend (``backends.py``); it reads no key until a call."""
+    return OpenAIModel(
+        arg or "",
+        base_url=options.base_url,
+        api_key_env=options.api_key_env or "OPENAI_API_KEY",
+        timeout=options.timeout,
+        max_retries=options.max_retries,
+        prices=options.prices if options.prices is not None else load_prices(),
+    )
 
 
 def _read_reply(response: Any) -> tuple[str, Usage, dict[str, str]]:

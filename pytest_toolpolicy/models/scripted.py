@@ -23,10 +23,13 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import jsonsafe
 from .base import Completion, ModelError, ModelRequest, Usage
+
+if TYPE_CHECKING:
+    from .backends import BuildOptions
 
 _REPLY_KEYS = {"text", "usage", "cost_usd", "latency_s", "logprobs"}
 _USAGE_KEYS = {f.name for f in fields(Usage)}
@@ -71,6 +74,22 @@ class ScriptedModel:
                 )
             self._used += 1
             return self._replies[self._used - 1]
+
+
+def build(arg: str | None, options: BuildOptions) -> ScriptedModel:
+    """The ``scripted:<file>`` backend (``backends.py``)."""
+    return ScriptedModel.from_file(arg or "")
+
+
+def check(arg: str | None) -> None:
+    """The script reads and parses, or a ``ValueError`` naming the file and what is wrong."""
+    try:
+        ScriptedModel.from_file(arg or "")
+    except OSError as exc:
+        reason = "it is a directory" if isinstance(exc, IsADirectoryError) else exc.strerror or exc
+        raise ValueError(f"cannot read scripted file {arg}: {reason}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"cannot read scripted file {arg}: not UTF-8 text") from None
 
 
 def _read_script(path: Path, name: str) -> list[Completion]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ..shown import SPEC_ORDER, check_order
+from ..types import MAX_TURNS
 from .confidence import ConfidenceTrigger
 from .probe import LinearProbe
 
@@ -43,7 +44,7 @@ class PolicyConfig:
     symbol_camel: bool = False
     symbol_k: int = 3  # spec §3.1: the first k (≤ 3) unique matches
     ledger_window: int = 20  # spec §5: the last 20 ledger entries
-    max_turns: int = 30
+    max_turns: int = MAX_TURNS
     max_noop_turns: int = 5  # consecutive no-op turns before the run is out of budget
     max_cost_usd: float | None = None
     # The user message's sections (spec §5: tools, state, issue). Another order is a candidate

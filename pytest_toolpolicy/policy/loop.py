@@ -19,13 +19,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..arm_finish import failed, finish, spent, turn_cap
 from ..models.base import Completion, Model, ModelError
 from ..models.budget import Budget
 from ..primitives.envelope import Dispatch
 from ..primitives.toolbox import Toolbox
-from ..primitives.workspace import final_patch
 from ..types import Observation, Outcome, Rejection, Task, ToolCall, Trajectory, Turn
 from .config import PolicyConfig
 from .hidden import States
@@ -38,6 +38,9 @@ from .select import select
 from .triggers import lint_trigger, symbol_trigger, test_trigger
 from .trust import trust_gate
 from .validate import rejection_observation, validate
+
+if TYPE_CHECKING:
+    from ..arm_registry import ArmSetup
 
 
 @dataclass
@@ -52,6 +55,28 @@ class _Run:
 
 
 class PolicyLoop:
+    """The candidate arm (``policy`` in the registry, ``arm_registry.py``)."""
+
+    calls_removable: ClassVar[bool] = True
+    own_requests: ClassVar[bool] = False
+
+    @classmethod
+    def build(cls, setup: ArmSetup) -> PolicyLoop:
+        return cls(
+            setup.toolbox,
+            setup.model,
+            setup.config,
+            embedder=setup.embedder,
+            variant=setup.variant or "policy",
+            dispatch=setup.dispatch,
+            suppress=setup.suppress,
+        )
+
+    @staticmethod
+    def tools(toolbox: Toolbox) -> Dispatch:
+        """The six primitives over ``toolbox``."""
+        return toolbox.call
+
     def __init__(
         self,
         toolbox: Toolbox,
@@ -72,7 +97,7 @@ class PolicyLoop:
         self.config = config or PolicyConfig()
         self.embedder = embedder
         self.variant = variant
-        self.dispatch = dispatch or toolbox.call
+        self.dispatch = dispatch or self.tools(toolbox)
         self.suppress = suppress
         self.states = states
         if states is None and self.config.probe is not None:
@@ -90,30 +115,22 @@ class PolicyLoop:
             turns.append(turn)
             if outcome is not None:
                 break
-        if outcome is None:
-            outcome = Outcome(
-                "budget_exhausted", {"reason": f"turn cap {self.config.max_turns} reached"}
-            )
+        outcome = outcome or turn_cap(self.config.max_turns)
         if state.pending_patch and outcome.outcome in ("budget_exhausted", "model_error"):
             observations = self._patch_formed(task, state)
             if observations and turns:
                 last = turns[-1]
                 turns[-1] = replace(last, observations=last.observations + tuple(observations))
-        patch, snapshot = final_patch(self.toolbox.workspace)
-        return Trajectory(
-            instance_id=task.instance_id,
+        return finish(
+            task,
             arm="policy",
             variant=self.variant,
-            model=getattr(self.model, "name", "?"),
-            turns=tuple(turns),
+            model=self.model,
+            workspace=self.toolbox.workspace,
+            turns=turns,
             outcome=outcome,
-            patch=patch,
-            meta={
-                **snapshot,
-                "gates": sorted(self.config.gates),
-                "test_target": task.test_target,
-                "budget": state.budget.record(),
-            },
+            meta={"gates": sorted(self.config.gates), "test_target": task.test_target},
+            budget=state.budget,
         )
 
     # -- one turn -------------------------------------------------------------------------
@@ -131,7 +148,7 @@ class PolicyLoop:
         if completion is None:
             assert failure is not None
             turn["completion"] = failure.record()  # its tokens and cost: unknown, not zero
-            return _turn(turn, observations), _model_error(failure), []
+            return _turn(turn, observations), failed(failure), []
         turn["completion"] = completion.record()
         parsed = self._parse(completion.text)
         rejections: list[Rejection] = []
@@ -152,14 +169,14 @@ class PolicyLoop:
                         rejections.append(second)
                         observations.append(_record(state, rejection_observation(second)))
                         turn.update(request=parsed.call, rejections=tuple(rejections))
-                        return _turn(turn, observations), self._budget_outcome(state), []
+                        return _turn(turn, observations), spent(state.budget), []
         turn.update(rejections=tuple(rejections), extra_selections=tuple(extra))
         if parsed.kind == "noop":
             state.noops += 1
             observations += self._patch_formed(task, state)  # the patch was formed before it
             observations.append(_record(state, noop_observation(parsed.reason)))
             turn["noop"] = parsed.reason
-            outcome = self._budget_outcome(state)
+            outcome = spent(state.budget)
             if outcome is None and state.noops >= config.max_noop_turns:
                 outcome = Outcome(
                     "budget_exhausted", {"reason": f"{state.noops} consecutive no-op turns"}
@@ -206,7 +223,7 @@ class PolicyLoop:
             observations += new
             texts += [t for o in new for t in texts_of(o)]
         turn.update(executed=tuple(executed), suppressed=tuple(suppressed))
-        return _turn(turn, observations), self._budget_outcome(state), texts
+        return _turn(turn, observations), spent(state.budget), texts
 
     def _withheld(self, record: dict[str, Any], messages: list[dict[str, str]]) -> str | None:
         """Why a learned stage (a candidate's) withholds the call, or None: it runs."""
@@ -233,7 +250,7 @@ class PolicyLoop:
         if completion is None:
             assert failure is not None
             extra.append({**failure.record(), "prompt": messages})
-            return _model_error(failure)
+            return failed(failure)
         extra.append({**completion.record(), "prompt": messages})
         return self._parse(completion.text)
 
@@ -293,11 +310,6 @@ class PolicyLoop:
             return self.toolbox.workspace.tree_hash()
         return hashlib.sha256("\n".join(state.edits).encode()).hexdigest()
 
-    def _budget_outcome(self, state: _Run) -> Outcome | None:
-        if state.budget.exhausted:
-            return Outcome("budget_exhausted", {"reason": state.budget.reason})
-        return None
-
 
 def execute_call(
     toolbox: Toolbox,
@@ -331,14 +343,6 @@ def _record(state: _Run, observation: Observation) -> Observation:
 def _turn(fields: dict[str, Any], observations: list[Observation]) -> Turn:
     fields = {**fields, "retrieval": tuple(fields.get("retrieval", ()))}
     return Turn(**fields, observations=tuple(observations))
-
-
-def _model_error(failure: ModelError) -> Outcome:
-    """The endpoint's failure is a ``model_error``; a request of the arm's own that the
-    endpoint refused (a prompt past the context) ends the run as the arm's failure, measured."""
-    if failure.blame == "request":
-        return Outcome("budget_exhausted", {"reason": f"the arm's request was refused: {failure}"})
-    return Outcome("model_error", {"reason": str(failure)})
 
 
 __all__ = ["Parsed", "PolicyLoop", "Task"]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..ab.bandit import ucb1
 from ..policy.confidence import ConfidenceTrigger
+from ..run.bandit import ucb1
 from .calibrate import calls
 
 ARMS = 6  # quantile thresholds, besides "withhold nothing"

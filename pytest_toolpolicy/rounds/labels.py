@@ -34,12 +34,12 @@ from typing import Any
 
 import pandas as pd
 
-from ..ab.counterfactual import executed_calls
-from ..ab.selection import moves
 from ..bench.gold import GOLD_DIR
 from ..bench.gold_source import label_for
 from ..policy.confidence import confidence
 from ..policy.probe import prompt_text
+from ..run.counterfactual import executed_calls
+from ..run.selection import moves
 from ..types import Trajectory, read_trajectories
 from .toolformer import Labeler, Scored
 

@@ -24,17 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from ..ab.selection import moves
-from ..ab.stats import paired_bootstrap
+from ..bench.dataset_input import dataset_note, load_dataset
 from ..bench.gold import GOLD_DIR, hand_label
 from ..bench.gold_derive import derive
 from ..bench.gold_source import label_for
-from ..cli_inputs import dataset_note, load_dataset
+from ..decide.stats import paired_bootstrap
 from ..input_files import RecordError, read_jsonl
 from ..policy.registry import TOOL_NAMES
 from ..policy.retrieve import keyword_scores, rank_by_cosine, tool_text
 from ..policy.retrieve import rank_hybrid as policy_hybrid
 from ..primitives.embedder import TextEmbedder
+from ..run.selection import moves
 from ..types import Observation, Trajectory
 
 K = 5

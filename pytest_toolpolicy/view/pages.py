@@ -57,7 +57,7 @@ def _filters(variant: str, extra: dict[str, str] | None = None) -> str:
 
 
 def index_page(table: pd.DataFrame, meta: Record, results: pd.DataFrame, clean: Clean) -> str:
-    from ..ab.render import compact_header, compact_rows, header_lines, summary_lines
+    from ..decide.render import compact_header, compact_rows, header_lines, summary_lines
 
     head = header_lines(meta)
     lines = "".join(f'<p class="meta">{html.escape(clean(line))}</p>' for line in head[1:])

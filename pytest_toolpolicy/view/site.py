@@ -65,7 +65,7 @@ def build_site(
     for name in STATIC:
         write(out / name, resources.files(__package__).joinpath("static", name).read_text("utf-8"))
 
-    from ..ab.table import decision_table
+    from ..decide.table import decision_table
 
     results = report.results
     if table is None:

@@ -75,7 +75,7 @@ def test_how_a_run_ended() -> None:
 
 
 def test_an_external_agents_replies_count_as_parsed_where_it_acted_on_them() -> None:
-    from pytest_toolpolicy.ab.selection import replies_parsed
+    from pytest_toolpolicy.run.selection import replies_parsed
     from pytest_toolpolicy.types import Outcome, Trajectory
 
     steps = ({"call": 1, "tool": "bash", "args": {"command": "ls"}},)
@@ -105,7 +105,7 @@ def test_a_step_without_a_call_is_the_last_call_made_before_it() -> None:
 
 
 def test_a_python_agents_end_and_a_smolagents_submit() -> None:
-    from pytest_toolpolicy.ab.selection import moves
+    from pytest_toolpolicy.run.selection import moves
     from pytest_toolpolicy.types import Trajectory
 
     steps = ({"tool": "bash", "args": {"command": "grep -rn foo ."}, "t": 1.5},

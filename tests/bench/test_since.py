@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.ab.settings import SettingsError, settings_from
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.bench.since import parse_since
+from pytest_toolpolicy.session.settings import SettingsError, settings_from
 
 from .test_load import FULL, read_rows, write_jsonl
 

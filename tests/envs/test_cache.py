@@ -4,10 +4,8 @@ A build takes a few seconds; the src/ layout one is built once for this module."
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -236,11 +234,12 @@ def test_the_agent_runs_where_grading_runs(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pytest_toolpolicy.ab.arms import prepare
+    from pytest_toolpolicy.run.arms import prepare
 
     mirrors, item, cache = src_env
     monkeypatch.setenv("TOOLPOLICY_CACHE_DIR", str(cache))
-    prepared = prepare(item, workdir=tmp_path / "work", repos=mirrors)
+    env = environment_for(item, repos=mirrors)  # the environment stage, before the item
+    prepared = prepare(item, workdir=tmp_path / "work", env=env, repos=mirrors)
     box = prepared.toolbox
     assert prepared.env is not None and box.python == prepared.env.python
     command = "python -c 'import pkg, sys; print(pkg.__file__, pkg.version, sys.prefix)'"
@@ -517,52 +516,6 @@ def test_an_environment_commit_missing_from_the_mirror(offline: Path, shared_cac
     item = instance("acme/lost", base, "2" * 40)
     with pytest.raises(WorkspaceSetupError, match=r"acme__lost-1: environment setup commit 2{40}"):
         build_environment(item, repos=offline, cache_dir=shared_cache)
-
-
-@pytest.mark.slow  # builds environments through the command: ~19 s
-def test_envs_build_and_list_commands(
-    offline: Path,
-    tmp_path: Path,
-    shared_cache: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    from pytest_toolpolicy.cli import main
-
-    (good,) = make_repo(offline / "acme__cli", {"calc.py": "x = 1\n"})
-    (bad,) = make_repo(offline / "acme__clibad", package("clibad", fail="cannot build"))
-    rows = [instance("acme/cli", good), instance("acme/clibad", bad)]
-    rows.append(dataclasses.replace(rows[0], instance_id="acme__cli-2"))  # the same env
-    data = tmp_path / "data.jsonl"
-    fields = ["instance_id", "repo", "base_commit", "problem_statement", "patch", "test_patch"]
-    fields += ["FAIL_TO_PASS", "PASS_TO_PASS", "version", "environment_setup_commit"]
-    text = "".join(
-        json.dumps({**{f: getattr(r, f) for f in fields}, "patch": "x", "test_patch": "x"}) + "\n"
-        for r in rows
-    )
-    data.write_text(text)
-    monkeypatch.setenv("TOOLPOLICY_CACHE_DIR", str(shared_cache))
-    argv = ["envs", "build", "--dataset", str(data), "--repos", str(offline)]
-    assert main(argv) == 1
-    out = capsys.readouterr().out
-    assert "2 environment(s) for 3 instance(s)" in out
-    assert re.search(r"^built +acme/cli 1\.0 @ \w{12} \(2 instance\(s\)\) [\d.]+s", out, re.M), out
-    assert re.search(r"^failed +acme/clibad 1\.0 .*cannot build", out, re.M), out
-    assert re.search(r"^\[1/2\] acme/cli 1\.0 @ \w{12} \(2 instance\(s\)\) \.\.\.$", out, re.M)
-    table = out.split("\n\n")[-1].splitlines()
-    assert table[0].split() == [
-        "environment", "python", "instances", "status", "seconds", "MiB", "why",
-    ]  # fmt: skip
-    built = re.match(r"acme/cli 1\.0 @ \w{12} +- +2 +built +[\d.]+ +(\d+)$", table[1])
-    assert built is not None and int(built[1]) > 1, table  # a venv is some MiB
-    assert re.match(r"acme/clibad 1\.0 @ \w{12} +- +1 +failed +[\d.]+ +- +.*cannot build", table[2])
-    assert table[3] == "2 environment(s): 1 built, 0 cached, 1 failed"
-    assert main([*argv, "--ids", "acme__cli-1"]) == 0
-    assert re.search(r"^cached +acme/cli ", capsys.readouterr().out, re.M)
-    assert main(["envs", "list"]) == 0
-    listing = capsys.readouterr().out
-    assert re.search(r"^built +acme__cli-1\.0-\w+ +python 3\.\d+", listing, re.M), listing
-    assert re.search(r"^failed +acme__clibad-1\.0-\w+ .*cannot build", listing, re.M), listing
 
 
 def test_the_host_never_runs_what_the_build_left_in_the_venv(

@@ -328,19 +328,3 @@ def test_real_uv_on_local_wheels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert missing.status == "failed" and "all versions of alpha depend on beta<2" in missing.reason
     absent = resolve("gamma==1.0")
     assert absent.status == "failed" and "gamma" in absent.reason
-
-
-def test_a_spec_file_it_cannot_read_is_one_line_and_exit_two(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from pytest_toolpolicy.cli import main
-
-    from ..malformed import one_line
-
-    specs = tmp_path / "specs.toml"
-    specs.write_text('[repo."acme/calc"]\npython = "3.11\n')  # cut short mid-string
-    monkeypatch.setenv(SPECS_ENV, str(specs))
-    assert main(["envs", "resolve", "--repo", "psf/requests"]) == 2  # before uv is asked
-    assert one_line(capsys.readouterr().err) == (
-        f"toolpolicy envs resolve: {specs}:2: not TOML: Illegal character '\\n'"
-    )

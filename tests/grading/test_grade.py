@@ -181,6 +181,29 @@ def test_real_instance_from_a_mirror(tmp_path: Path) -> None:
     assert result.status == "resolved"
 
 
+def test_grading_never_builds_an_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real instance's environment comes from its caller's stage (``envs/stage.py``): without
+    one, grading says so as an infra error, and the builder is never entered."""
+    from pytest_toolpolicy.envs import builder, cache
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("grading entered the environment builder")
+
+    monkeypatch.setattr(cache, "build_environment", refuse)
+    monkeypatch.setattr(builder.Builder, "__init__", refuse)
+    mirror, base, _ = make_mirror(tmp_path / "mirrors" / "acme__calc", bare=True)
+    git(tmp_path, "clone", "-q", str(mirror), str(tmp_path / "scratch"))
+    git(tmp_path / "scratch", "checkout", "-q", base)
+    instance = real_instance("acme/calc", base, *patches(tmp_path / "scratch"))
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, repos=mirror.parent)
+    assert (result.status, result.reason) == (
+        "infra_error",
+        "acme__calc-1: its environment was not resolved before grading (envs/stage.py)",
+    )
+
+
 DB_CONFTEST = (
     "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef db():\n"
     "    raise RuntimeError('database unavailable')\n"

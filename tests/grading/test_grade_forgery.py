@@ -62,6 +62,12 @@ FORGERIES: dict[str, dict[str, str | None]] = {
     "weakened-test-helper": {"tests/helpers.py": HELPER},
     "a-name-that-is-not-utf-8": {"tests/\udcff_helper.py": HELPER, "conftest.py": ALL_PASS},
     "hidden-by-gitignore": {".gitignore": "conftest.py\n", "conftest.py": ALL_PASS},
+    # A pytest before 3.7 loads every pytest11 entry point on sys.path, the workspace's too.
+    "entry-point-metadata": {
+        "forged-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: forged\nVersion: 1.0\n",
+        "forged-1.0.dist-info/entry_points.txt": "[pytest11]\nforged = forged_plugin\n",
+        "forged_plugin.py": PLUGIN,
+    },
 }
 
 

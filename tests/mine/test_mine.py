@@ -157,7 +157,7 @@ def test_a_runner_without_a_test_command_says_so(tmp_path: Path) -> None:
 
 def test_the_shipped_example_mines_as_its_readme_says(tmp_path: Path) -> None:
     from pytest_toolpolicy.mine import history
-    from pytest_toolpolicy.mine.cli import unpack_example
+    from pytest_toolpolicy.mine.example_history import unpack_example
 
     mirror = unpack_example(tmp_path)
     walk = history.commits(mirror, "HEAD")

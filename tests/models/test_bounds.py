@@ -65,7 +65,10 @@ def test_a_slow_server_ends_the_call_at_its_deadline(reply: Reply, where: str) -
     with StubServer(reply) as stub:
         elapsed, message = timed_failure(model_at(stub, timeout=2, max_retries=3))
     assert 1.9 <= elapsed < 2 + SLACK_S, elapsed
-    assert "model call exceeded its 2s deadline (" + where in message
+    # On a loaded machine the dripping body's head can itself arrive after the deadline: the
+    # call then ends while still waiting for the response, which is no less the deadline.
+    stages = [where, "waiting for the response, "] if "body" in where else [where]
+    assert any("model call exceeded its 2s deadline (" + stage in message for stage in stages)
     assert message.endswith("after 0 retries)")
     assert len(stub.requests) == 1  # no retry starts after the deadline
 

@@ -129,7 +129,7 @@ def test_every_request_field_but_the_metadata_is_in_the_key() -> None:
                 "stop": ("Observation:",)}  # fmt: skip
     names = {f.name for f in fields(ModelRequest)}
     keyed = set(ask("hi", **{k: v for k, v in settings.items() if k in names}).params())
-    # ``trial`` is never sent: request_key adds it to the key itself (tests/ab/test_trials.py).
+    # ``trial`` is never sent: request_key adds it to the key itself (tests/session/test_trials.py).
     assert {f.name for f in fields(ModelRequest)} - {"messages", "item", "turn", "trial"} <= keyed
 
 

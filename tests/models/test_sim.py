@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.ab.pipeline import run_instance
 from pytest_toolpolicy.bench import load_instances
 from pytest_toolpolicy.models.base import ModelRequest
 from pytest_toolpolicy.models.sim.dice import REPLY_FAULTS, DecisionLog, Dice
@@ -21,6 +20,7 @@ from pytest_toolpolicy.policy.parse import parse_reply
 from pytest_toolpolicy.policy.prompt import build_prompt
 from pytest_toolpolicy.policy.retrieve import Candidates
 from pytest_toolpolicy.policy.validate import rejection_observation
+from pytest_toolpolicy.run.pipeline import run_instance
 from pytest_toolpolicy.types import Rejection
 
 INSTANCES = load_instances("bundled").instances
@@ -122,7 +122,7 @@ def test_fault_rates_of_the_decision_machinery() -> None:
     """Per-class rates on the decision machinery itself (``Dice``, the code every fault of the
     simulator goes through), with 20,000 opportunities per class: each observed rate is within
     ±30% of the default profile's configured rate. End to end over the whole bundled benchmark
-    (seeds 0..9, opt-in for its ~6 minutes): ``tests/ab/test_fault_rates.py``."""
+    (seeds 0..9, opt-in for its ~6 minutes): ``tests/run/test_fault_rates.py``."""
     profile = default_profile()
     log = DecisionLog()
     n = 20_000

@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.ab import arms
-from pytest_toolpolicy.ab.pipeline import RunSetup, run_instance
 from pytest_toolpolicy.bench.instance import Instance
 from pytest_toolpolicy.envs.cache import Environment
 from pytest_toolpolicy.models.sim import GoldError
@@ -19,31 +17,35 @@ from pytest_toolpolicy.models.sim.base_tree import workspace_tree
 from pytest_toolpolicy.models.sim.plan import gold_edits
 from pytest_toolpolicy.models.spec import build_model
 from pytest_toolpolicy.primitives import Workspace
+from pytest_toolpolicy.run import arms
+from pytest_toolpolicy.run.pipeline import RunSetup, run_instance
 
 from ..bench.gitmirrors import BASE, git, make_mirror, patches, real_instance
 
 FIXED = BASE["calc/ops.py"].replace("a // b", "a / b")
 
 
+# A real instance's environment, as an environment stage would hand it: this interpreter with
+# the checkout on the path (building a venv is the business of ``tests/envs``): what is tested
+# here is the simulator on the real materialization path.
+ENV = Environment(sys.executable, (".",), plugin_autoload=False)
+
+
 @pytest.fixture
-def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Instance, Path]:
-    """A real-format instance over a bare mirror, and the directory of mirrors. Its environment
-    is this interpreter with the checkout on the path (building a venv is the business of
-    ``tests/bench``): what is tested here is the simulator on the real materialization path."""
+def real(tmp_path: Path) -> tuple[Instance, Path]:
+    """A real-format instance over a bare mirror, and the directory of mirrors."""
     mirror, base, _ = make_mirror(tmp_path / "mirrors" / "acme__calc", bare=True)
     scratch = tmp_path / "scratch"
     git(tmp_path, "clone", "-q", str(mirror), str(scratch))
     git(scratch, "checkout", "-q", base)
     instance = real_instance("acme/calc", base, *patches(scratch))
     assert instance.path is None
-    env = Environment(sys.executable, (".",), plugin_autoload=False)
-    monkeypatch.setattr(arms, "environment_for", lambda instance, **_: env)
     return instance, mirror.parent
 
 
 def _run(instance: Instance, arm: str, spec: str, repos: Path, workdir: Path):
     model = build_model(spec, instances={instance.instance_id: instance})
-    return run_instance(instance, arm, model, workdir, setup=RunSetup(repos=repos))
+    return run_instance(instance, arm, model, workdir, setup=RunSetup(repos=repos), env=ENV)
 
 
 @pytest.mark.parametrize("arm", arms.ARMS)

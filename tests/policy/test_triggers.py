@@ -42,7 +42,7 @@ FILES = {
 }
 TARGET = "tests/test_store.py::test_remember_twice"
 # The sandboxed pytest runs (the post-patch test trigger, run_test) without this venv's other
-# pytest plugins, as the A/B's own toolbox for a bundled project (ab/arms.py): the project needs
+# pytest plugins, as the A/B's own toolbox for a bundled project (run/arms.py): the project needs
 # none, and loading them costs ~2.4 s a run in the sandbox (PYTHONDONTWRITEBYTECODE=1 there, so
 # pytest assertion-rewrites hypothesis, anyio and xdist again each time).
 NO_PLUGINS = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}

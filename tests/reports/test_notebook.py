@@ -5,9 +5,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pytest_toolpolicy.ab.table import write_report
+from pytest_toolpolicy.decide.report_files import write_report
 
-from ..ab.results_factory import frame, variant_rows
+from ..decide.results_factory import frame, variant_rows
 
 nbclient = pytest.importorskip("nbclient")
 nbformat = pytest.importorskip("nbformat")

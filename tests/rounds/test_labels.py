@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -121,32 +120,6 @@ def test_one_class_is_said_plainly() -> None:
     assert calibration.test.recall == 1.0  # ties go to withholding nothing: the spec's gate
 
 
-def test_labels_and_calibrate_from_the_shell(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from pytest_toolpolicy.ab.candidates import read_candidates
-    from pytest_toolpolicy.cli import main
-
-    runs = [run("bundled__memstore-1", turn(0, READ, -0.5), turn(1, EDIT, -2.0)),
-            run("bundled__memstore-6", turn(0, READ, -0.1))]  # fmt: skip
-    (tmp_path / "trajectories.jsonl").write_text(
-        "\n".join(json.dumps(t.to_dict()) for t in runs) + "\n"
-    )
-    assert main(["labels", str(tmp_path)]) == 0
-    assert "3 decision points of 2 instances" in capsys.readouterr().out
-    assert main(["calibrate", str(tmp_path), "--test-share", "0.5"]) == 0
-    out = capsys.readouterr().out
-    assert "confidence trigger: a call runs when" in out and "deterministic gate" in out
-    candidates, current = read_candidates(tmp_path / "rounds.toml")
-    assert {c.name for c in candidates} == {"hybrid", "logprob-trigger", "bandit"}
-    assert current is None
-    # the live bandit's arms are the offline replay's thresholds
-    bandit = next(c.bandit for c in candidates if c.bandit)
-    assert bandit.feature == "lp_mean" and len(bandit.taus) > 1
-    assert all(-2.0 <= t <= -0.5 for t in bandit.taus)  # the training split's quantiles
-    assert main(["labels", str(tmp_path / "nowhere")]) == 2
-
-
 def test_the_bandit_finds_the_separating_threshold_and_its_regret_flattens() -> None:
     from pytest_toolpolicy.rounds.bandit import render, replay
 
@@ -181,53 +154,3 @@ def test_a_fit_on_simulated_logprobs_says_so() -> None:
     calibration = fit(points.assign(logprobs_source="simulated"))
     assert calibration.simulated and "SIMULATED" in render_report(calibration)
     assert not fit(points.assign(logprobs_source="endpoint")).simulated
-
-
-WRONG_SHAPES = [
-    (lambda r: {**r, "turns": "oops"}, "turns is not a list but a string"),
-    (lambda r: {**r, "turns": [5]}, "turns[0] is not an object but a number"),
-    (
-        lambda r: {**r, "turns": [{**r["turns"][0], "completion": {
-            **r["turns"][0]["completion"], "usage": {"prompt_tokens": "many",
-                                                     "completion_tokens": 1}}}]},
-        "turns[0].completion.usage.prompt_tokens is not a number but a string",
-    ),
-]  # fmt: skip
-
-
-@pytest.mark.parametrize("command", ["labels", "calibrate"])
-@pytest.mark.parametrize(("wrong", "why"), WRONG_SHAPES)
-def test_a_torn_line_and_a_record_of_the_wrong_shape_are_skipped_and_said_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, wrong: Any, why: str
-) -> None:
-    from pytest_toolpolicy.cli import main
-
-    from ..malformed import one_line, write_malformed
-
-    runs = [run("bundled__memstore-1", turn(0, READ, -0.5), turn(1, EDIT, -2.0)),
-            run("bundled__memstore-6", turn(0, READ, -0.1))]  # fmt: skip
-    path = tmp_path / "trajectories.jsonl"
-    good = [t.to_dict() for t in runs]
-    torn = write_malformed(path, good, wrong(good[1]))
-    assert main([command, str(tmp_path), "--test-share", "0.5"]) == 0
-    out, err = capsys.readouterr()
-    assert "3 decision points of 2 instances" in out  # both good trajectories, once each
-    assert one_line(err) == (
-        f"toolpolicy {command}: {path}:2: {why} (2 malformed lines skipped: 2, {torn})"
-    )
-
-
-def test_nothing_but_malformed_lines_is_one_line_and_exit_two(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from pytest_toolpolicy.cli import main
-
-    from ..malformed import one_line
-
-    path = tmp_path / "trajectories.jsonl"
-    path.write_text('{"instance_id": "x", "tur')
-    assert main(["labels", str(tmp_path)]) == 2
-    assert one_line(capsys.readouterr().err).startswith(
-        f"toolpolicy labels: {path}:1: cut short: not JSON: Unterminated string"
-    )
-    assert not (tmp_path / "labels.parquet").exists()

@@ -4,8 +4,6 @@ split's only, beside the confidence feature on the same points."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -68,16 +66,9 @@ def test_thin_evidence_is_said_and_nothing_is_scored() -> None:
     assert "not available (no states)" in render(None, "no states")
 
 
-def test_only_local_models_have_states(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from pytest_toolpolicy.cli import main
-
-    assert main(["probe", str(tmp_path), "--model", "openai:gpt-4o-mini"]) == 0
-    assert "exposes no hidden states" in capsys.readouterr().out
-
-
 def test_the_fitted_probe_is_written_and_named_as_a_candidate(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from pytest_toolpolicy.ab.candidates import read_candidates
     from pytest_toolpolicy.rounds.rounds_file import add_probe
+    from pytest_toolpolicy.run.candidates_file import read_candidates
 
     result = score(frame(), embed)
     assert result.probe is not None and len(result.probe.weights) == 8
@@ -90,38 +81,3 @@ def test_the_fitted_probe_is_written_and_named_as_a_candidate(tmp_path) -> None:
     found, _ = read_candidates(candidates)
     assert [c.name for c in found] == ["hybrid", "probe"]
     assert found[1].probe is not None and found[1].probe.weights == result.probe.weights
-
-
-def test_the_shell_skips_malformed_trajectories_and_refuses_a_torn_candidates_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from pytest_toolpolicy.cli import main
-    from pytest_toolpolicy.models.local.model import URL_ENV
-
-    from ..malformed import one_line, write_malformed
-    from .test_labels import READ, run, turn
-
-    # A server named already, so none is started; every point falls in the test split, so no
-    # probe is fitted and no hidden state asked of it.
-    monkeypatch.setenv(URL_ENV, "http://127.0.0.1:9/v1")
-    prompt = [{"role": "user", "content": "fix it"}]  # what the probe embeds
-    good = [run(i, replace(turn(0, READ, -0.5), prompt=prompt)).to_dict()
-            for i in ("bundled__memstore-1", "bundled__memstore-6")]  # fmt: skip
-    path = tmp_path / "trajectories.jsonl"
-    torn = write_malformed(path, good, {**good[1], "turns": [[]]})
-    argv = ["probe", str(tmp_path), "--test-share", "0.99"]
-    assert main(argv) == 0
-    out, err = capsys.readouterr()
-    assert "0 training and 2 test points" in out  # the two good trajectories' points
-    assert one_line(err) == (
-        f"toolpolicy probe: {path}:2: turns[0] is not an object but a list"
-        f" (2 malformed lines skipped: 2, {torn})"
-    )
-    candidates = tmp_path / "rounds.toml"
-    candidates.write_text('[candidate.hybrid]\nretrieve = "hybrid"\n[candidate.probe\n')
-    assert main([*argv, "--candidates", str(candidates)]) == 2
-    assert one_line(capsys.readouterr().err) == (
-        f"toolpolicy probe: {candidates}:3: not TOML: Expected ']' at the end of a table"
-        " declaration"
-    )
-    assert not (tmp_path / "probe.json").exists()  # refused before anything was fitted

@@ -49,7 +49,7 @@ def test_a_missing_file_is_an_empty_index(tmp_path: Path) -> None:
 
 
 def test_item_ids_are_the_sessions() -> None:
-    from pytest_toolpolicy.ab.row import ItemSpec
+    from pytest_toolpolicy.decide.variants import ItemSpec
 
     spec = ItemSpec("x__y-1", "policy", gate="trust.lint", trial=3)
     record = {"instance_id": "x__y-1", "variant": spec.variant, "meta": {"trial": 3}}

@@ -10,15 +10,23 @@ bridge, its retries off (a refused call is final: the harness has stopped the ru
 What the harness sees: each ``bash`` command (reported as it runs, with the model call it came
 of), each code action that called no tool (``execute``: it ran code), and ``final_answer``
 (``submit``: how it says it is done). smolagents' own token and cost accounting is not read.
+
+The harness's side (``launch``) starts it as any Python agent (``python_agent.py``).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import AgentTask
+
+if TYPE_CHECKING:
+    from ..external import Launch
+    from ..spec import AgentSpec
+
+NEEDS = "smolagents"  # the [smolagents] extra
 
 BASH_TIMEOUT_S = 120
 OBSERVATION_CHARS = 10_000  # of a command's output, shown to the model (the tail)
@@ -27,6 +35,12 @@ INSTRUCTIONS = """
 You are in the root of the repository this issue is about (the current directory). Use the
 `bash` tool to look at the code and to change it; edit files in place. When the issue is
 resolved, call `final_answer` with one line saying what you changed."""
+
+
+def launch(agent: AgentSpec, max_turns: int) -> Launch:
+    from .python_agent import runner_launch
+
+    return runner_launch(f"{__name__}:make_agent")
 
 
 def make_agent() -> SmolagentsAgent:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...bench.instance import Instance
-from ...policy.config import PolicyConfig
+from ...types import MAX_TURNS
 from .base_tree import BaseTree, BaseTreeError
 from .dice import Dice
 from .gold import Edit, GoldError, file_edits
@@ -48,7 +48,7 @@ def _fits_the_turns(edits: tuple[Edit, ...]) -> None:
     """A plan longer than the policy's turn cap is declined up front, by name: run, it would
     end ``budget_exhausted`` and read as the policy's failure when it is the simulator's plan
     (a patch too large for edit_entity's caps, made in many small steps) that is too long."""
-    cap = PolicyConfig().max_turns
+    cap = MAX_TURNS
     reads = len({e.selector for e in edits})
     needed = len(edits) + reads + 2  # each selector read once, then the test run and the stop
     if needed > cap:

