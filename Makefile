@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # against 6.3 s to collect this suite). Sandboxed runs set their own environment.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: eval eval-local smoke-local wheel-check eval-swebench eval-mine eval-agent eval-rounds demo test test-slow setup sandbox browser bench clean
+.PHONY: eval eval-local smoke-local wheel-check eval-swebench eval-mine eval-agent eval-rounds demo test test-slow docs setup sandbox browser bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,8 +54,15 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(MAKE) --no-print-directory docs
 	$(BIN)/pytest $(TEST_OPTIONS)
 	$(BIN)/toolpolicy validate --dataset bundled --jobs 2
+
+# The documentation site from docs/ (mkdocs.yml): --strict, so a link to a page or an anchor
+# that does not exist fails it. Offline: no plugin that fetches, no web fonts (theme.font).
+# Material prints a notice about MkDocs 2.0 on every build; it says nothing about this site.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/docs
 
 test-slow: setup
 	$(BIN)/pytest $(TEST_OPTIONS) -m slow
@@ -116,15 +123,15 @@ wheel-check: setup
 
 # Spec §9's sample on real SWE-bench Verified: a seeded 20-instance sample of a local Verified
 # file, drawn from the instances that can run here (a mirror in MIRRORS, an environment spec),
-# environments built first. Nothing here reaches GitHub: see the README for the data and mirrors.
+# environments built first. Nothing here reaches GitHub: see docs/benchmark/swebench.md for the data and mirrors.
 SWEBENCH ?= swebench/verified.jsonl
 MIRRORS ?= swebench/mirrors
 SAMPLE ?= 20
 SEED ?= 0
 STRATA ?= repo
 eval-swebench: setup
-	@test -f $(SWEBENCH) || { echo "no SWE-bench file at $(SWEBENCH) (set SWEBENCH=...; see the README)"; exit 2; }
-	@test -d $(MIRRORS) || { echo "no mirror directory at $(MIRRORS) (set MIRRORS=...; see the README)"; exit 2; }
+	@test -f $(SWEBENCH) || { echo "no SWE-bench file at $(SWEBENCH) (set SWEBENCH=...; see docs/benchmark/swebench.md)"; exit 2; }
+	@test -d $(MIRRORS) || { echo "no mirror directory at $(MIRRORS) (set MIRRORS=...; see docs/benchmark/swebench.md)"; exit 2; }
 	$(BIN)/toolpolicy envs build --dataset $(SWEBENCH) --repos $(MIRRORS) --sample $(SAMPLE) --seed $(SEED) --strata $(STRATA)
 	$(BIN)/pytest evals --toolpolicy=ab --toolpolicy-dataset=$(SWEBENCH) --toolpolicy-repos=$(MIRRORS) \
 	  --toolpolicy-sample=$(SAMPLE) --toolpolicy-seed=$(SEED) --toolpolicy-strata=$(STRATA) -n auto
