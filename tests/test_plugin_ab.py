@@ -544,7 +544,7 @@ def test_a_session_whose_items_are_all_deselected_says_where_they_are(
 
 @pytest.mark.slow  # two whole A/B sessions. In make test: the cache's own record and replay
 # (tests/models/test_cache*.py) and a session replaying a committed recording without a server
-# (tests/models/local/test_recorded_smoke.py)
+# (tests/models/local/test_recorded.py)
 def test_record_then_replay_gives_the_same_table(evals: pytest.Pytester) -> None:
     cache = evals.path / "completions.sqlite"
     tables = []

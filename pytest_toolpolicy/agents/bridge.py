@@ -13,15 +13,16 @@ cap it would be sent with, at the model's price) passes what remains is refused 
 
 A request the agent got wrong is its own failure, whoever refuses it: the bridge (a body past
 ``BridgeLimits.body_bytes``: 413 read from its Content-Length, never read whole; not JSON; a
-parameter ``chat_request`` cannot take: 400 naming it and its value; tools offered) or the
+parameter ``chat_request`` cannot take: 400 naming it and its value) or the
 endpoint (an HTTP 4xx about the request, the ``ModelError`` blamed on it: 400 with the
 endpoint's reason). Each is kept as an exchange with its error, and counts as a turn (toward
 ``calls``) and as a refusal (toward ``refused``). Only the endpoint's own failures (a 5xx, a
 timeout, a replay miss: ``model error``, 502) count as neither: they are no turn the agent took.
 
-What the bridge serves is text: a request that offers the model ``tools`` is refused with a
-message naming the agent's text mode, since the session's model seam is chat text in, text out.
-Message parts (``[{"type": "text", ...}]``) are joined; a ``stream: true`` request gets the reply
+An agent may offer the model ``tools`` (``chat_request.py``): they go to the endpoint with the
+history's calls and results, the reply's calls come back as the endpoint sent them
+(``message.tool_calls``, ``finish_reason: "tool_calls"``), their JSON counts toward the worst
+case, and each call is one of the agent's steps in its trajectory (``loop.py``). Message parts (``[{"type": "text", ...}]``) are joined; a ``stream: true`` request gets the reply
 as server-sent events ending in a usage chunk, whether or not it asked for one.
 
 It listens on a Unix socket (the sandboxed agent reaches it through a forwarder inside its own
@@ -47,7 +48,7 @@ from typing import Any, Literal, TypeAlias
 
 from ..models.base import Completion, Model, ModelError, ModelRequest, Usage, cost_of
 from .bridge_routes import respond
-from .chat_request import BadRequest, params_of, prompt_bound, read_chat
+from .chat_request import BadRequest, ChatRequest, params_of, prompt_bound, read_chat
 from .http_server import BACKLOG, LoopServer, ServerLimits
 from .openai_wire import INVALID, error_body, reply_body
 from .openai_wire import stream_events as stream_events  # where it was, for its callers
@@ -92,7 +93,7 @@ class Exchange:
     """One call the agent made: what it sent, and the reply or why there was none."""
 
     index: int
-    messages: tuple[dict[str, str], ...]  # () when the request could not be read
+    messages: tuple[dict[str, Any], ...]  # () when the request could not be read
     params: dict[str, Any]
     completion: Completion | None
     error: str | None = None  # the refusal or the model's failure, as the agent was told
@@ -203,13 +204,9 @@ class Bridge:
         except BadRequest as exc:
             return 400, error_body(str(exc), INVALID), self._keep(call, None, str(exc), "request")
         call.messages = chat.messages
-        if chat.tools:
-            why = ("the bridge serves chat text: this agent offered the model tools; run it in "
-                   "its text mode (mini-swe-agent's text model class, smolagents' CodeAgent)")  # fmt: skip
-            return 400, error_body(why, INVALID), self._keep(call, None, why, "request")
         cap = self.limits.max_completion_tokens
         cap = min(chat.max_tokens, cap) if chat.max_tokens is not None else cap
-        over = self._unaffordable(chat.messages, cap)
+        over = self._unaffordable(chat, cap)
         if over is not None:
             return self._limited(call, over)
         request = ModelRequest(
@@ -218,6 +215,8 @@ class Bridge:
             max_completion_tokens=cap,
             seed=chat.seed,
             stop=chat.stop,
+            tools=chat.tools,
+            tool_choice=chat.tool_choice,
             item=self.item,
             turn=len(self.exchanges),
         )
@@ -264,12 +263,12 @@ class Bridge:
             return f"time: {limits.seconds:g}s"
         return None
 
-    def _unaffordable(self, messages: tuple[dict[str, str], ...], cap: int) -> str | None:
+    def _unaffordable(self, chat: ChatRequest, cap: int) -> str | None:
         """The limit this request could pass at its worst (every prompt byte a token, the
         whole reply cap used), or None. An unpriced model's cost has no worst case: its
         calls are capped after the fact only."""
         limits = self.limits
-        prompt = prompt_bound(messages)
+        prompt = prompt_bound(chat.messages, chat.tools)
         most = prompt + cap
         worst = f"{prompt} prompt tokens at most + {cap} completion"
         if limits.tokens is not None and self.tokens + most > limits.tokens:
@@ -303,7 +302,7 @@ class Bridge:
 class _Call:
     """One request as it is being answered: what its exchange will keep."""
 
-    messages: tuple[dict[str, str], ...] = ()
+    messages: tuple[dict[str, Any], ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
     stream: bool = False
     began: float = field(default_factory=time.monotonic)

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..arm_finish import finish
 from ..arm_registry import adapter
+from ..arms.finish import finish
 from ..models.base import Model
 from ..primitives.envelope import Dispatch
 from ..primitives.sandbox import Sandbox
@@ -183,12 +184,30 @@ def _turn(exchange: Exchange, steps: list[dict[str, Any]]) -> Turn:
                                 "missing": sent, "total_tokens": 0},
                       "blame": exchange.fault}  # fmt: skip
     executed = tuple(ToolCall(str(s.get("tool", "bash")), _args(s.get("args"))) for s in steps)
+    if not executed:  # an agent that calls tools: the functions the model called are its steps
+        executed = tuple(
+            _function_call(c) for c in completion.get("extra", {}).get("tool_calls", ())
+        )
     return Turn(
         index=exchange.index,
         prompt=list(exchange.messages),
         completion=completion,
         request=executed[0] if executed else None,
         executed=executed,
+    )
+
+
+def _function_call(call: dict[str, Any]) -> ToolCall:
+    """A tool call as the endpoint sent it; arguments that are not a JSON object are kept
+    whole under ``arguments``, never dropped."""
+    function = call.get("function", {})
+    text = function.get("arguments", "")
+    try:
+        args = json.loads(text)
+    except ValueError:
+        args = None
+    return ToolCall(
+        str(function.get("name", "")), args if isinstance(args, dict) else {"arguments": text}
     )
 
 

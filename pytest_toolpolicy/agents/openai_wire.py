@@ -19,6 +19,11 @@ def error_body(message: str, kind: str) -> dict[str, Any]:
 
 
 def reply_body(completion: Completion, model: str, index: int) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": completion.text}
+    calls = completion.extra.get("tool_calls")
+    if calls:  # the functions the model called, as the endpoint sent them
+        message["tool_calls"] = calls
+        message["content"] = completion.text or None
     return {
         "id": f"chatcmpl-bridge-{index}",
         "object": "chat.completion",
@@ -27,8 +32,8 @@ def reply_body(completion: Completion, model: str, index: int) -> dict[str, Any]
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": completion.text},
-                "finish_reason": "stop",
+                "message": message,
+                "finish_reason": "tool_calls" if calls else "stop",
             }
         ],
         "usage": {
@@ -44,18 +49,18 @@ def models_body(model: str) -> dict[str, Any]:
 
 
 def stream_events(reply: Mapping[str, Any]) -> list[bytes]:
-    """A reply as server-sent events: its text in one chunk, then the usage chunk, then
+    """A reply as server-sent events: its text (and calls) in one chunk, then the usage chunk, then
     ``[DONE]`` (what OpenAI sends with ``stream_options.include_usage``)."""
     base = {k: reply[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
-    text = reply["choices"][0]["message"]["content"]
+    choice = reply["choices"][0]
+    delta: dict[str, Any] = {"role": "assistant", "content": choice["message"]["content"]}
+    if choice["message"].get("tool_calls"):  # each call whole, with its index, in one chunk
+        delta["tool_calls"] = [
+            {"index": n} | call for n, call in enumerate(choice["message"]["tool_calls"])
+        ]
     chunks = [
-        base
-        | {
-            "choices": [
-                {"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}
-            ]
-        },  # fmt: skip
-        base | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        base | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        base | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
         base | {"choices": [], "usage": reply["usage"]},
     ]
     return [f"data: {json.dumps(c)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]

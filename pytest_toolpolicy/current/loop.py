@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..arm_finish import failed, finish, spent, turn_cap
+from ..arms.finish import failed, finish, spent, turn_cap
 from ..models.base import Model, ModelError, ModelRequest
 from ..models.budget import Budget
 from ..primitives.envelope import Dispatch, Envelope
@@ -19,6 +19,7 @@ from ..primitives.toolbox import Toolbox
 from ..types import Observation, Outcome, Task, ToolCall, Trajectory, Turn
 from .prompt import (
     SUBMIT,
+    deferred_submit,
     format_error_message,
     issue_message,
     parse_reply,
@@ -111,9 +112,10 @@ class CurrentLoop:
                 messages.append(format_error_message(error))
                 turns.append(Turn(**turn, noop=error))
             else:
-                observations, results, outcome, suppressed = self._execute(calls)
+                observations, results, outcome, suppressed, blind = self._execute(calls)
                 if outcome is None:
-                    messages.append(results_message(results))
+                    shown = results if blind is None else [*results, (blind, deferred_submit())]
+                    messages.append(results_message(shown))
                 turns.append(
                     Turn(
                         **turn,
@@ -144,17 +146,31 @@ class CurrentLoop:
 
     def _execute(
         self, calls: list[ToolCall]
-    ) -> tuple[list[Observation], list[tuple[ToolCall, Envelope]], Outcome | None, list[ToolCall]]:
-        """Run the calls in order; ``submit`` ends the run there (calls after it are dropped).
-        A suppressed call is left out as if the reply had not contained it."""
+    ) -> tuple[
+        list[Observation],
+        list[tuple[ToolCall, Envelope]],
+        Outcome | None,
+        list[ToolCall],
+        ToolCall | None,
+    ]:
+        """Run the calls in order; ``submit`` ends the run there (calls after it are dropped),
+        unless calls before it ran: then it is returned last (a blind submit), answered "not
+        run" so the model sees their results first. A suppressed call is left out as if the
+        reply had not contained it."""
         observations: list[Observation] = []
         results: list[tuple[ToolCall, Envelope]] = []
         suppressed: list[ToolCall] = []
         for call in calls:
+            if call.tool == SUBMIT and results:
+                # A blind submit: the reply ran calls whose results the model has not seen (seen
+                # on Qwen2.5-Coder-1.5B: [run the tests, submit] in the first reply, ending every
+                # run after one turn). mini-swe-agent runs one action per turn, so its model
+                # always sees a result before it finishes; this loop lets the model read them.
+                return observations, results, None, suppressed, call
             if call.tool == SUBMIT:
                 message = call.args.get("message", "")
                 reason = message if isinstance(message, str) else str(message)
-                return observations, results, Outcome("stop", {"reason": reason}), suppressed
+                return observations, results, Outcome("stop", {"reason": reason}), suppressed, None
             if self.suppress is not None and self.suppress(call):
                 suppressed.append(call)
                 continue
@@ -163,7 +179,7 @@ class CurrentLoop:
             observations.append(
                 Observation(call.tool, target_of(call), summarize(call, envelope), envelope)
             )
-        return observations, results, None, suppressed
+        return observations, results, None, suppressed, None
 
 
 def summarize(call: ToolCall, envelope: Envelope) -> str:

@@ -146,6 +146,17 @@ def parse_reply(text: str) -> tuple[list[ToolCall], str | None]:
     return calls, None
 
 
+DEFERRED_SUBMIT = (
+    "not run: submit came after calls whose results you had not seen. Read them; when the"
+    " issue is resolved, reply with submit alone."
+)
+
+
+def deferred_submit() -> Envelope:
+    """The result a blind submit gets (``loop._execute``): an error the model reads."""
+    return {"ok": False, "data": None, "error": DEFERRED_SUBMIT}
+
+
 def results_message(results: list[tuple[ToolCall, Envelope]]) -> dict[str, str]:
     blocks = [render_result(i, call, env) for i, (call, env) in enumerate(results, 1)]
     # Empty only when a counterfactual rerun removed every call of the reply.

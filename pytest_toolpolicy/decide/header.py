@@ -17,7 +17,10 @@ LOCAL_DISCLAIMER = (
 LOCAL_DISCLAIMERS = {
     "local:gemma3-270m": "local:gemma3-270m is google/gemma-3-270m, a tiny 270M-parameter *base*"
     " model (no instruction tuning) on this machine's CPU: real tokens and latencies, not a"
-    " strong model's skill; temperature 0 is not bit-reproducible across runs, a recording is"
+    " strong model's skill; temperature 0 is not bit-reproducible across runs, a recording is",
+    "local:qwen2.5-coder-1.5b": "local:qwen2.5-coder-1.5b is Qwen2.5-Coder-1.5B-Instruct, a small"
+    " *instruct* coding model, 4-bit (Q4_K_M), on this machine's CPU: a weak model that acts, real"
+    " tokens and latencies; temperature 0 is not bit-reproducible across runs, a recording is",
 }
 
 

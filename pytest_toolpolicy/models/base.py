@@ -34,7 +34,9 @@ class Usage:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    messages: tuple[dict[str, str], ...]  # chat messages: {"role": ..., "content": ...}
+    # chat messages: {"role": ..., "content": ...}; an external agent's that calls tools may
+    # add an assistant's "tool_calls" and a tool result's "tool_call_id" (``chat_request.py``).
+    messages: tuple[dict[str, Any], ...]
     temperature: float = 0.0
     max_completion_tokens: int = 256
     # OpenAI's `response_format` (a json_schema the reply must match), or None: free text.
@@ -44,6 +46,10 @@ class ModelRequest:
     # Where the reply ends (OpenAI's ``stop``): an external agent's own (smolagents stops at
     # its code fence's close); the project's loops set none.
     stop: tuple[str, ...] = ()
+    # Functions an external agent offers the model (OpenAI's ``tools``, each checked by
+    # ``chat_request``) and its ``tool_choice``; the reply's calls are ``extra["tool_calls"]``.
+    tools: tuple[Mapping[str, Any], ...] = ()
+    tool_choice: str | Mapping[str, Any] | None = None
     # Where the request comes from, for error messages (a replay miss names item and turn);
     # not part of the cache key.
     item: str = ""
@@ -69,6 +75,13 @@ class ModelRequest:
             params["top_logprobs"] = int(self.top_logprobs)
         if self.stop:
             params["stop"] = list(self.stop)
+        if self.tools:
+            params["tools"] = [dict(t) for t in self.tools]
+        if self.tool_choice is not None:
+            tool_choice = self.tool_choice
+            params["tool_choice"] = (
+                tool_choice if isinstance(tool_choice, str) else dict(tool_choice)
+            )
         return params
 
 

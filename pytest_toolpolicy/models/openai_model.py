@@ -136,6 +136,12 @@ class OpenAIModel:
                 blame=blame,
             )
         scrubbed: dict[str, Any] = {name: scrub(value, key) for name, value in extra.items()}
+        calls = _tool_calls(response)
+        if calls:
+            scrubbed["tool_calls"] = [
+                call | {"function": {k: scrub(v, key) for k, v in call["function"].items()}}
+                for call in calls
+            ]
         tokens = _logprobs(response)
         if tokens is not None:
             # A key split over tokens would survive scrubbing each one: drop them all instead.
@@ -236,6 +242,27 @@ def _read_reply(response: Any) -> tuple[str, Usage, dict[str, str]]:
     }
     usage = usage_from(getattr(response, "usage", None))
     return text or "", usage, {k: v for k, v in extra.items() if isinstance(v, str)}
+
+
+def _tool_calls(response: Any) -> list[dict[str, Any]]:
+    """The functions the reply calls (``message.tool_calls``), each ``{"id", "type",
+    "function": {"name", "arguments"}}`` with the arguments as the JSON text sent; a call
+    without a function name is not one."""
+    message = getattr(response.choices[0], "message", None)
+    calls = []
+    for number, call in enumerate(getattr(message, "tool_calls", None) or []):
+        function = getattr(call, "function", None)
+        name = getattr(function, "name", None)
+        arguments = getattr(function, "arguments", None)
+        if not isinstance(name, str) or not name:
+            continue
+        call_id = getattr(call, "id", None)
+        calls.append({
+            "id": call_id if isinstance(call_id, str) and call_id else f"call_{number}",
+            "type": "function",
+            "function": {"name": name, "arguments": arguments if isinstance(arguments, str) else "{}"},
+        })  # fmt: skip
+    return calls
 
 
 def _spent(response: Any) -> Usage | None:

@@ -2,9 +2,11 @@
 
 A script is a JSON-lines file, one reply per line, or a Python list. A reply is either a JSON
 string (the reply text) or an object ``{"text": ..., "usage": {...}, "cost_usd": ...,
-"latency_s": ..., "logprobs": [...]}`` where all but ``text`` are optional (``logprobs`` as an
-endpoint's are recorded: ``[{"token", "logprob", "top": [[token, logprob], ...]}, ...]``). Replies are handed out in order whatever
-the request says.
+"latency_s": ..., "logprobs": [...], "tool_calls": [...]}`` where all but ``text`` are optional
+(``logprobs`` as an endpoint's are recorded: ``[{"token", "logprob", "top": [[token, logprob],
+...]}, ...]``; ``tool_calls`` as an endpoint returns the functions a reply calls: ``[{"id",
+"type": "function", "function": {"name", "arguments"}}, ...]``). Replies are handed out in order
+whatever the request says.
 
 A scripted reply costs nothing, so ``cost_usd`` is 0.0 unless the script says otherwise (``null``
 for a test of an unknown price); likewise no tokens are used unless ``usage`` gives them.
@@ -31,7 +33,7 @@ from .base import Completion, ModelError, ModelRequest, Usage
 if TYPE_CHECKING:
     from .backends import BuildOptions
 
-_REPLY_KEYS = {"text", "usage", "cost_usd", "latency_s", "logprobs"}
+_REPLY_KEYS = {"text", "usage", "cost_usd", "latency_s", "logprobs", "tool_calls"}
 _USAGE_KEYS = {f.name for f in fields(Usage)}
 
 
@@ -140,14 +142,37 @@ def _to_completion(reply: Any, name: str, where: str) -> Completion:
     logprobs = reply.get("logprobs")
     if logprobs is not None and not isinstance(logprobs, list):
         raise ScriptError(f"{where}: 'logprobs' must be a list, as an endpoint returns them")
+    extra: dict[str, Any] = {"logprobs": logprobs} if logprobs is not None else {}
+    calls = reply.get("tool_calls")
+    if calls is not None:
+        extra["tool_calls"] = _tool_calls(calls, where)
     return Completion(
         text=reply["text"],
         usage=Usage(**usage),
         cost_usd=None if cost is None else float(cost),
         latency_s=float(latency),
         model=name,
-        extra={"logprobs": logprobs} if logprobs is not None else {},
+        extra=extra,
     )
+
+
+def _tool_calls(calls: Any, where: str) -> list[dict[str, Any]]:
+    def function(call: Any) -> Any:
+        return call.get("function") if isinstance(call, Mapping) else None
+
+    if not isinstance(calls, list) or not all(
+        isinstance(call, Mapping)
+        and isinstance(call.get("id"), str)
+        and isinstance(function(call), Mapping)
+        and isinstance(function(call).get("name"), str)
+        and isinstance(function(call).get("arguments"), str)
+        for call in calls
+    ):
+        raise ScriptError(
+            f"{where}: 'tool_calls' must be a list of"
+            ' {"id", "type": "function", "function": {"name", "arguments"}}'
+        )
+    return [{"id": c["id"], "type": "function", "function": dict(c["function"])} for c in calls]
 
 
 def _is_number(value: Any) -> bool:

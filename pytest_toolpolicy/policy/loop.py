@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..arm_finish import failed, finish, spent, turn_cap
+from ..arms.finish import failed, finish, spent, turn_cap
 from ..models.base import Completion, Model, ModelError
 from ..models.budget import Budget
 from ..primitives.envelope import Dispatch

@@ -1,8 +1,9 @@
 """What a model is shown never carries what changes from run to run while the code does not.
 
-A test run's duration, the memory addresses in an object's repr (``<Foo at 0x7f3a...>``) and
-where this interpreter is installed (in tracebacks through pytest's own frames) differ between
-two runs over the same workspace, or between two machines. If they reached the prompt, two runs over the
+A test run's duration, the memory addresses in an object's repr (``<Foo at 0x7f3a...>``),
+where this interpreter is installed (in tracebacks through pytest's own frames) and where the
+item's workspace is (pytest's ``rootdir:`` line: below the report's own directory, the machine's
+temporary directory) differ between two runs over the same workspace, or between two machines. If they reached the prompt, two runs over the
 same state would send different requests: a record/replay cache would miss in CI, and token
 figures would vary with the machine's load. The ledger and the trajectory keep the full capture;
 only the text rendered for the model is masked.
@@ -10,6 +11,7 @@ only the text rendered for the model is masked.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -29,12 +31,34 @@ _PREFIXES = sorted(
 )
 PREFIX_MARK = "<python-prefix>"
 VOLATILE_KEYS = frozenset({"duration_s"})
+# The workspaces this process opened, longest first: a path below one is shown relative to it
+# (the tools run at the repository root, so the path still works), the root itself as ".".
+_ROOTS: list[tuple[str, re.Pattern[str]]] = []
+MAX_ROOTS = 512  # a worker opens one per item; the oldest are forgotten first
+
+
+def mask_workspace(root: str | os.PathLike[str]) -> None:
+    """Show ``root`` (an item's workspace) and the paths below it relative to it from now on."""
+    text = os.fspath(root).rstrip("/")
+    if len(text) < 2 or any(known == text for known, _ in _ROOTS):
+        return
+    if len(_ROOTS) >= MAX_ROOTS:
+        del _ROOTS[-1]
+    _ROOTS.append((text, re.compile(re.escape(text) + r"(?:/|(?![\w.-]))")))
+    _ROOTS.sort(key=lambda known: len(known[0]), reverse=True)
 
 
 def mask_volatile(text: str) -> str:
+    for root, pattern in _ROOTS:
+        if root in text:
+            text = pattern.sub(_relative, text)
     for prefix in _PREFIXES:
         text = text.replace(prefix + "/", PREFIX_MARK + "/")
     return _ADDRESS.sub("at 0x…", _mask_summaries(text))
+
+
+def _relative(match: re.Match[str]) -> str:
+    return "" if match.group().endswith("/") else "."
 
 
 def _mask_summaries(text: str) -> str:

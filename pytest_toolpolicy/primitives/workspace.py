@@ -39,6 +39,7 @@ from pathlib import Path
 from .. import limits
 from . import hostgit, safefs
 from .envelope import HarnessFault
+from .volatile import mask_workspace
 
 _PLACEHOLDER = ".toolpolicy-nested-repository"
 # What the agent starts from when it is not the instance's commit (``advance_base``).
@@ -78,6 +79,7 @@ class Workspace:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise WorkspaceError(f"workspace directory not found: {root}")
+        mask_workspace(self.root)  # where it is never reaches a prompt (volatile.py)
         dotgit = self.root / ".git"
         if not os.path.lexists(dotgit):
             raise WorkspaceError(f"not a git repository: {self.root} (use Workspace.create)")

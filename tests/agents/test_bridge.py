@@ -70,18 +70,6 @@ def test_a_streamed_reply_ends_with_its_usage(served: tuple[Bridge, openai.OpenA
     assert bridge.exchanges[0].stream
 
 
-def test_tools_are_refused_by_name(served: tuple[Bridge, openai.OpenAI]) -> None:
-    bridge, client = served
-    tool = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}
-    with pytest.raises(openai.BadRequestError, match="this agent offered the model tools"):
-        client.chat.completions.create(
-            model="m",
-            messages=[{"role": "user", "content": "hi"}],
-            tools=[tool],  # type: ignore[list-item]
-        )
-    assert bridge.exchanges[0].completion is None and bridge.model.requests == []  # type: ignore[attr-defined]
-
-
 def test_the_call_past_a_limit_is_refused_and_stops_the_run(
     served: tuple[Bridge, openai.OpenAI],
 ) -> None:
@@ -143,9 +131,9 @@ def test_a_recorded_run_replays_without_the_endpoint(tmp_path) -> None:  # type:
 
 
 def test_an_agent_that_only_sends_refused_requests_is_stopped() -> None:
-    """Requests refused as the agent's own mistakes (tools offered) are turns, and past
+    """Requests refused as the agent's own mistakes (a tool without a name) are turns, and past
     ``refused`` of them the run is stopped, not left to spin, whatever turns are left."""
-    tool = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}
+    tool = {"type": "function", "function": {"parameters": {"type": "object"}}}
     with Bridge(Stub(), BridgeLimits(calls=30, refused=3)) as bridge:
         client = openai.OpenAI(base_url=bridge.start_tcp(), api_key="x", max_retries=0)
         for n in range(3):

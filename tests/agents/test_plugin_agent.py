@@ -4,6 +4,7 @@ cmd:...`` with a program of the project's own, its model calls through the bridg
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -180,3 +181,44 @@ def test_a_candidates_file_names_a_python_agent_as_the_competitor(
     )
     assert clash.ret == pytest.ExitCode.USAGE_ERROR
     clash.stderr.fnmatch_lines(["*name different agents: give one*"])
+
+
+def _call(id_: str, name: str, **args: str) -> dict[str, object]:
+    function = {"name": name, "arguments": json.dumps(args)}
+    return {"id": id_, "type": "function", "function": function}
+
+
+def test_an_agent_that_calls_the_model_with_tools_plays_the_current_arm(
+    pytester: pytest.Pytester,
+) -> None:
+    """``evals/agents/tools_agent.py`` offers functions; the model's calls come back through the
+    bridge, the agent runs them, and each is one of its steps, with the endpoint's usage."""
+    example = Path(__file__).parents[2] / "evals" / "agents" / "tools_agent.py"
+    pytester.makefile(".py", tools_agent=example.read_text(encoding="utf-8"))
+    write = _call("c1", "write_file", path="TOOLS_AGENT_WAS_HERE", content="hi\n")
+    replies = [
+        {"text": "", "tool_calls": [write], "usage": {"prompt_tokens": 321, "completion_tokens": 17}},
+        {"text": "", "tool_calls": [_call("c2", "submit", message="done")],
+         "usage": {"prompt_tokens": 350, "completion_tokens": 9}},
+    ]  # fmt: skip
+    script = pytester.path / "replies.jsonl"
+    script.write_text("\n".join(json.dumps(r) for r in replies) + "\n")
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(
+        "--toolpolicy=current", f"--toolpolicy-model=scripted:{script}", "--toolpolicy-sample=1",
+        "--toolpolicy-current=python:tools_agent:make_agent",
+        f"--toolpolicy-report={report}", "--toolpolicy-no-view", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)
+    (current,) = [
+        json.loads(line) for line in (report / "trajectories.jsonl").read_text().splitlines()
+    ]
+    first, second = current["turns"]
+    assert first["executed"] == [
+        {"tool": "write_file", "args": {"path": "TOOLS_AGENT_WAS_HERE", "content": "hi\n"}}
+    ]
+    assert second["executed"] == [{"tool": "submit", "args": {"message": "done"}}]
+    assert [t["completion"]["usage"]["prompt_tokens"] for t in current["turns"]] == [321, 350]
+    # the tool's result went back as a tool message answering the call's id
+    assert {"role": "tool", "content": "written", "tool_call_id": "c1"} in second["prompt"]
+    assert "TOOLS_AGENT_WAS_HERE" in current["patch"]

@@ -75,10 +75,23 @@ def test_several_calls_in_one_reply_run_in_order(box: Toolbox) -> None:
 
 
 def test_calls_after_submit_in_the_same_reply_are_not_run(box: Toolbox) -> None:
-    traj = run(box, [[FIX, SUBMIT, {"tool": "write_file", "args": {"path": "x", "content": ""}}]])
-    assert traj.outcome.outcome == "stop"
-    assert [o.kind for o in traj.turns[0].observations] == ["edit_file"]
+    traj = run(box, [SUBMIT, FIX, {"tool": "write_file", "args": {"path": "x", "content": ""}}])
+    assert traj.outcome.outcome == "stop" and len(traj.turns) == 1
+    assert traj.turns[0].observations == ()
     assert not (box.root / "x").exists()
+
+
+def test_a_submit_after_calls_waits_until_the_model_has_seen_their_results(box: Toolbox) -> None:
+    # Qwen2.5-Coder-1.5B's first reply on inventory-3: [run the tests, submit]. Ending there
+    # would grade a fix the model never checked; the model reads the results and decides.
+    traj = run(box, [[FIX, PYTEST, SUBMIT], SUBMIT])
+    first, second = traj.turns
+    assert [o.kind for o in first.observations] == ["edit_file", "bash"]
+    assert [c.tool for c in first.executed] == ["edit_file", "bash"]
+    results = second.prompt[-1]["content"]
+    assert "[3] submit" in results and "not run: submit came after calls" in results
+    assert "1 passed" in results
+    assert traj.outcome == Outcome("stop", {"reason": "expire at the boundary"})
 
 
 def test_the_history_grows_with_every_reply_and_its_results(box: Toolbox) -> None:

@@ -125,8 +125,9 @@ def test_every_request_field_but_the_metadata_is_in_the_key() -> None:
     # requests share one recorded answer.
     # Every optional setting given, since an unset one is left out of params(); a new field
     # left out of ``settings`` fails here too, until it is given a value.
+    tool = {"type": "function", "function": {"name": "bash"}}
     settings = {"response_format": {"type": "json_object"}, "seed": 7, "top_logprobs": 2,
-                "stop": ("Observation:",)}  # fmt: skip
+                "stop": ("Observation:",), "tools": (tool,), "tool_choice": "auto"}  # fmt: skip
     names = {f.name for f in fields(ModelRequest)}
     keyed = set(ask("hi", **{k: v for k, v in settings.items() if k in names}).params())
     # ``trial`` is never sent: request_key adds it to the key itself (tests/session/test_trials.py).

@@ -1,6 +1,8 @@
 import sys
+from pathlib import Path
 
 from pytest_toolpolicy.primitives.volatile import PREFIX_MARK, mask_volatile, without_volatile
+from pytest_toolpolicy.primitives.workspace import Workspace
 
 
 def test_pytest_summary_durations_are_masked() -> None:
@@ -28,3 +30,19 @@ def test_without_volatile_drops_timings_at_any_depth_and_keeps_the_rest() -> Non
         "runs": [{"passed": False}],
     }
     assert data["data"]["duration_s"] == 0.41  # the capture itself is untouched
+
+
+def test_an_items_workspace_is_shown_relative_wherever_it_runs(tmp_path: Path) -> None:
+    # pytest prints its rootdir: an absolute path below the report's own directory, which would
+    # make a recording miss when replayed from another report directory or machine.
+    shown = []
+    for report in ("first-0123456789ab", "second-ba9876543210"):
+        root = tmp_path / report / "memstore-4-current" / "repo"
+        root.mkdir(parents=True)
+        (root / "pyproject.toml").write_text("")
+        Workspace.create(root)
+        output = f"rootdir: {root}\nconfigfile: {root}/pyproject.toml\n{root}2/x is another"
+        shown.append(mask_volatile(output))
+    assert shown[0] == "rootdir: .\nconfigfile: pyproject.toml\n" + shown[0].split("\n")[2]
+    assert shown[0].split("\n")[:2] == shown[1].split("\n")[:2]
+    assert "first-0123456789ab/memstore-4-current/repo2/x" in shown[0]  # not its workspace

@@ -46,7 +46,9 @@ def main(argv: list[str]) -> int:
         # a prompt is embedded in one batch: the batch holds the whole context
         params.n_batch = params.n_ubatch = params.n_ctx
     template = settings.get("chat_template")
-    if template:
+    if template == "jinja":  # the file's own template, by the Jinja engine (tool calls and all)
+        params.use_jinja = True
+    elif template:
         params.chat_template = template
         # A Jinja source is rendered by llama.cpp's Jinja engine; a bare name ("gemma",
         # "chatml", ...) picks one of its built-in formats, which the Jinja engine would

@@ -34,8 +34,9 @@ class ServerSettings:
     threads: int = 1  # 2 are several times slower on a 2-core machine with anything else running
     ctx: int = 8192
     parallel: int = 1  # one request at a time: xdist workers queue, each gets all the threads
-    # A llama.cpp built-in name ("gemma", "chatml", ...) or a Jinja source; None: the model's
-    # own (the bundled gemma's is "gemma"), else what the GGUF file carries.
+    # A llama.cpp built-in name ("gemma", "chatml", ...), a Jinja source, or "jinja" (the file's
+    # own template by the Jinja engine); None: the model's own (gemma's is "gemma", Qwen's
+    # "jinja"), else what the GGUF file carries.
     chat_template: str | None = None
     start_timeout_s: float = 120.0
     # Serve pooled hidden states (``/v1/embeddings``, the last token's) instead of completions:

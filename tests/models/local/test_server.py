@@ -65,7 +65,10 @@ def test_a_file_that_does_not_hash_as_published_is_refused_and_removed(
 
 
 def test_unknown_specs_say_what_is_accepted(tmp_path: Path) -> None:
-    with pytest.raises(WeightsError, match="expected local:gemma3-270m or local:PATH.gguf"):
+    with pytest.raises(
+        WeightsError,
+        match="expected local:gemma3-270m, local:qwen2.5-coder-1.5b or local:PATH.gguf",
+    ):
         resolve("llama-70b")
     with pytest.raises(WeightsError, match="no such model file"):
         resolve(str(tmp_path / "missing.gguf"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_toolpolicy.arm_finish import failed, finish, spent, turn_cap
+from pytest_toolpolicy.arms.finish import failed, finish, spent, turn_cap
 from pytest_toolpolicy.models.base import Completion, ModelError, Usage
 from pytest_toolpolicy.models.budget import Budget
 from pytest_toolpolicy.models.scripted import ScriptedModel

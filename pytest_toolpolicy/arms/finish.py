@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .models.base import Model, ModelError
-from .models.budget import Budget
-from .primitives.workspace import Workspace, final_patch
-from .types import Outcome, Task, Trajectory, Turn
+from ..models.base import Model, ModelError
+from ..models.budget import Budget
+from ..primitives.workspace import Workspace, final_patch
+from ..types import Outcome, Task, Trajectory, Turn
 
 
 def finish(
