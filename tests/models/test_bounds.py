@@ -7,6 +7,7 @@ import gzip
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -81,8 +82,12 @@ def test_the_deadline_bounds_all_retries_together() -> None:
     with StubServer(slow_500) as stub:
         elapsed, message = timed_failure(model_at(stub, timeout=2, max_retries=10))
     assert 1.9 <= elapsed < 2 + SLACK_S, elapsed
-    assert "exceeded its 2s deadline (waiting for the response, after 2 retries)" in message
-    assert len(stub.requests) == 3
+    # 0.8 s attempts fit about 2 retries in 2 s; a loaded machine fits fewer, never the 10 allowed.
+    retries = re.search(
+        r"exceeded its 2s deadline \(waiting for the response, after (\d+) retr", message
+    )
+    assert retries is not None, message
+    assert 1 <= int(retries.group(1)) <= 2 and len(stub.requests) == int(retries.group(1)) + 1
 
 
 def test_backoff_never_sleeps_past_the_deadline() -> None:
