@@ -487,3 +487,20 @@ def test_a_project_plugin_that_reads_the_cache_dir_ini_gets_a_directory(tmp_path
     instance = bundled(tmp_path, {**BASE, "conftest.py": CACHE_DIR_PLUGIN})
     result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path)
     assert result.status == "resolved", result
+
+
+def test_a_named_plugin_another_imported_first_is_no_error(tmp_path: Path) -> None:
+    """Grading names an environment's plugins with -p; one that another plugin imported before
+    its turn (xdist.looponfail imports xdist.plugin) made pytest warn that it could not rewrite
+    it, an error under filterwarnings = error (astropy 4.3 and 5.0): the rows could not start."""
+    files = {
+        **BASE,
+        "pytest.ini": "[pytest]\nfilterwarnings =\n    error\n",
+        "plug_b.py": "def pytest_configure(config):\n    config.plug_b = True\n",
+        "plug_a.py": "import plug_b  # noqa: F401\n",
+    }
+    instance = bundled(tmp_path, files)
+    # named last, so -p plug_a comes first on the command line and imports plug_b
+    env = Environment(sys.executable, plugin_autoload=False, plugins=("plug_b", "plug_a"))
+    result = grade_patch(instance, instance.patch, sandbox=SANDBOX, parent=tmp_path, env=env)
+    assert result.status == "resolved", result
