@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .. import jsonsafe
 from ..arm_registry import adapter
 from ..arms.finish import finish
 from ..models.base import Model
@@ -203,7 +203,7 @@ def _function_call(call: dict[str, Any]) -> ToolCall:
     function = call.get("function", {})
     text = function.get("arguments", "")
     try:
-        args = json.loads(text)
+        args = jsonsafe.loads(text)  # the model's text: nested past the bound is refused
     except ValueError:
         args = None
     return ToolCall(

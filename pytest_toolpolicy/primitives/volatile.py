@@ -31,25 +31,27 @@ _PREFIXES = sorted(
 )
 PREFIX_MARK = "<python-prefix>"
 VOLATILE_KEYS = frozenset({"duration_s"})
-# The workspaces this process opened, longest first: a path below one is shown relative to it
-# (the tools run at the repository root, so the path still works), the root itself as ".".
-_ROOTS: list[tuple[str, re.Pattern[str]]] = []
-MAX_ROOTS = 512  # a worker opens one per item; the oldest are forgotten first
+# The workspaces this process opened, oldest first, and the same longest first (a path below
+# one is shown relative to it; the tools run at the repository root, so the path still works;
+# the root itself as ".").
+_ROOTS: dict[str, re.Pattern[str]] = {}
+_LONGEST_FIRST: list[tuple[str, re.Pattern[str]]] = []
+MAX_ROOTS = 512  # a worker opens a few per item; the oldest are forgotten first
 
 
 def mask_workspace(root: str | os.PathLike[str]) -> None:
     """Show ``root`` (an item's workspace) and the paths below it relative to it from now on."""
     text = os.fspath(root).rstrip("/")
-    if len(text) < 2 or any(known == text for known, _ in _ROOTS):
+    if len(text) < 2 or text in _ROOTS:
         return
     if len(_ROOTS) >= MAX_ROOTS:
-        del _ROOTS[-1]
-    _ROOTS.append((text, re.compile(re.escape(text) + r"(?:/|(?![\w.-]))")))
-    _ROOTS.sort(key=lambda known: len(known[0]), reverse=True)
+        del _ROOTS[next(iter(_ROOTS))]
+    _ROOTS[text] = re.compile(re.escape(text) + r"(?:/|(?![\w.-]))")
+    _LONGEST_FIRST[:] = sorted(_ROOTS.items(), key=lambda known: len(known[0]), reverse=True)
 
 
 def mask_volatile(text: str) -> str:
-    for root, pattern in _ROOTS:
+    for root, pattern in _LONGEST_FIRST:
         if root in text:
             text = pattern.sub(_relative, text)
     for prefix in _PREFIXES:

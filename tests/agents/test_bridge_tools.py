@@ -127,6 +127,11 @@ def test_arguments_that_are_not_json_are_kept_whole() -> None:
     completion = Completion("", Usage(1, 1), 0.0, 0.0, extra={"tool_calls": [bad]})
     turn = _turn(Exchange(0, (), {}, completion), [])
     assert turn.executed == (ToolCall("bash", {"arguments": "ls -la"}),)
+    # nested past any bound (json.loads would raise RecursionError building the trajectory)
+    deep = {**bad, "function": {"name": "bash", "arguments": "[" * 100_000}}
+    completion = Completion("", Usage(1, 1), 0.0, 0.0, extra={"tool_calls": [deep]})
+    turn = _turn(Exchange(0, (), {}, completion), [])
+    assert turn.executed == (ToolCall("bash", {"arguments": "[" * 100_000}),)
 
 
 def test_a_streamed_reply_carries_its_calls(endpoint: StubServer) -> None:

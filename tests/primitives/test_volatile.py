@@ -1,6 +1,9 @@
 import sys
 from pathlib import Path
 
+import pytest
+
+from pytest_toolpolicy.primitives import volatile
 from pytest_toolpolicy.primitives.volatile import PREFIX_MARK, mask_volatile, without_volatile
 from pytest_toolpolicy.primitives.workspace import Workspace
 
@@ -46,3 +49,13 @@ def test_an_items_workspace_is_shown_relative_wherever_it_runs(tmp_path: Path) -
     assert shown[0] == "rootdir: .\nconfigfile: pyproject.toml\n" + shown[0].split("\n")[2]
     assert shown[0].split("\n")[:2] == shown[1].split("\n")[:2]
     assert "first-0123456789ab/memstore-4-current/repo2/x" in shown[0]  # not its workspace
+
+
+def test_past_the_bound_the_oldest_workspace_is_forgotten(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(volatile, "_ROOTS", {})
+    monkeypatch.setattr(volatile, "_LONGEST_FIRST", [])
+    monkeypatch.setattr(volatile, "MAX_ROOTS", 2)
+    for root in ("/w/a-very-long-first/repo", "/w/b/repo", "/w/c/repo"):
+        volatile.mask_workspace(root)
+    shown = mask_volatile("/w/a-very-long-first/repo/x /w/b/repo/y /w/c/repo/z")
+    assert shown == "/w/a-very-long-first/repo/x y z"
