@@ -108,12 +108,19 @@ def _serve_local_model(config: pytest.Config, settings: Settings) -> None:
     from .models.local.session import start_server, stop_server
     from .models.local.weights import WeightsError
 
-    server_settings = settings.generation.local.server_settings()
+    server_settings = settings.generation.local.server_settings(_xdist_workers(config))
     try:
         server = start_server(settings.model.partition(":")[2], server_settings)
     except (ServerError, WeightsError) as exc:
         raise pytest.UsageError(str(exc)) from None
     config.add_cleanup(lambda: stop_server(server))
+
+
+def _xdist_workers(config: pytest.Config) -> int:
+    """How many xdist workers will ask the server at once (1 without ``-n``): xdist has turned
+    ``-n auto`` into a number before any plugin is configured."""
+    workers = getattr(config.option, "numprocesses", None)
+    return workers if isinstance(workers, int) and workers > 0 else 1
 
 
 def _export_limits(config: pytest.Config, text: str | None) -> None:

@@ -108,6 +108,7 @@ class CacheFile:
         self._create = create
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
+        self._file: tuple[int, int] | None = None  # (device, inode) of what _conn has open
         if not create and not self.path.is_file():
             raise CacheError(
                 f"no cache file at {self.path}; record one with --toolpolicy-cache=record"
@@ -115,11 +116,31 @@ class CacheFile:
         self._connection()  # a bad file is an error when the run starts, not at its first call
 
     def _connection(self) -> sqlite3.Connection:
-        if self._conn is None or self._pid != os.getpid():
+        if self._conn is None or self._pid != os.getpid() or self._replaced():
             if self._conn is not None:
                 _ABANDONED.append(self._conn)
             self._conn, self._pid = self._open(), os.getpid()
+            self._file = self._identity()
         return self._conn
+
+    def _identity(self) -> tuple[int, int] | None:
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino
+
+    def _replaced(self) -> bool:
+        """Whether the path now names another file than the one open (a ``git checkout`` or
+        ``git stash`` of a committed recording mid-run writes a new file): SQLite would refuse
+        every later write to the old one ("attempt to write a readonly database") and each
+        completion the run paid for would be lost, so the new file is opened instead."""
+        now = self._identity()
+        if now == self._file:
+            return False
+        if now is None and not self._create:
+            raise CacheError(f"cache file {self.path} was removed while the run read it")
+        return True
 
     def _open(self) -> sqlite3.Connection:
         if self._create:

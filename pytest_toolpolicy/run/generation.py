@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 # The loops' own limits (policy.select, current.loop; a test holds them equal), written out so
 # that loading the plugin, which reads OPTIONS, imports none of the package.
 POLICY_TOKENS, CURRENT_TOKENS = 256, 4096
+# Each slot holds a whole context (Qwen at 8,192: ~0.9 GB), so `-n 64` alone does not ask for 64.
+MAX_DEFAULT_SLOTS = 4
 OPTIONS: tuple[tuple[str, str], ...] = (
     (
         "--toolpolicy-structured",
@@ -41,6 +43,11 @@ OPTIONS: tuple[tuple[str, str], ...] = (
     ("--toolpolicy-local-threads", "threads of a local: model's server (default 1)"),
     ("--toolpolicy-local-ctx", "context size of a local: model's server (default 8192)"),
     (
+        "--toolpolicy-local-parallel",
+        "requests a local: model's server serves at once, each with the whole context"
+        f" (default: one per xdist worker, at most {MAX_DEFAULT_SLOTS})",
+    ),
+    (
         "--toolpolicy-local-chat-template",
         "a local: server's chat template: a llama.cpp built-in name (gemma, chatml, ...) or a"
         " Jinja file (default: gemma for gemma3-270m, else the GGUF's own)",
@@ -59,15 +66,19 @@ class LocalServerOptions:
     threads: int | None = None  # None: the server's default
     ctx: int | None = None
     chat_template: str | None = None
+    parallel: int | None = None  # None: one slot per worker (``server_settings``)
 
-    def server_settings(self) -> ServerSettings:
-        """The server's settings: these options over its defaults."""
+    def server_settings(self, workers: int = 1) -> ServerSettings:
+        """The server's settings: these options over its defaults. ``workers`` (xdist's, 1
+        without it) ask the server at once: one slot each, unless ``parallel`` says otherwise,
+        decodes their replies in one batch instead of queueing them."""
         from ..models.local.server import ServerSettings
 
         defaults = ServerSettings()
         return ServerSettings(
             threads=self.threads or defaults.threads,
             ctx=self.ctx or defaults.ctx,
+            parallel=self.parallel or max(1, min(workers, MAX_DEFAULT_SLOTS)),
             chat_template=self.chat_template,
         )
 
@@ -131,6 +142,9 @@ def generation_from(get: Callable[[str], Any], model: str) -> Generation:
             threads=_number(get("toolpolicy_local_threads"), "--toolpolicy-local-threads", 1, 256),
             ctx=_number(get("toolpolicy_local_ctx"), "--toolpolicy-local-ctx", 256, 2**20),
             chat_template=_template(get("toolpolicy_local_chat_template")),
+            parallel=_number(
+                get("toolpolicy_local_parallel"), "--toolpolicy-local-parallel", 1, 64
+            ),
         ),
     )
 

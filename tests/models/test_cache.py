@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import multiprocessing
@@ -336,3 +337,33 @@ def test_a_completion_json_cannot_write_whole_is_still_recorded(db: Path) -> Non
     assert replayed.text == recorded.text and replayed.usage == recorded.usage
     assert replayed.extra["note"] == "\\ud800"
     assert "cut]" in json.dumps(replayed.extra["raw"])
+
+
+def test_a_recording_replaced_mid_run_keeps_recording_into_the_new_file(db: Path) -> None:
+    """``git stash`` or ``git checkout`` of a committed recording while a run records into it
+    writes a new file at the path: the run goes on into that file, not into the unlinked one
+    SQLite refuses ("attempt to write a readonly database"), losing every later answer."""
+    recorder = CachedModel(EchoModel(), db, "record")
+    recorder.complete(ask("before"))
+    recorder.close()
+    # as the committed Qwen recording is: a rollback journal, where SQLite checks the inode
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    model = CachedModel(EchoModel(numbered=True), db, "record")
+    assert model.complete(ask("before")).replayed
+    fresh = db.with_name("checked-out.tmp")
+    fresh.write_bytes(db.read_bytes())
+    fresh.replace(db)  # what git does: a new file renamed over the path
+    after = model.complete(ask("after"))
+    assert not after.replayed
+    replay = CachedModel(EchoModel(), db, "replay")
+    assert replay.complete(ask("after")) == replace(after, replayed=True)
+
+
+def test_a_replayed_recording_removed_mid_run_is_a_clear_error(db: Path) -> None:
+    CachedModel(EchoModel(), db, "record").complete(ask("hi"))
+    replay = CachedModel(EchoModel(), db, "replay")
+    replay.complete(ask("hi"))
+    db.unlink()
+    with pytest.raises(CacheError, match="was removed while the run read it"):
+        replay.complete(ask("hi"))

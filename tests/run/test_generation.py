@@ -14,6 +14,7 @@ from pytest_toolpolicy.policy import select
 from pytest_toolpolicy.policy.parse import REPLY_SCHEMA as POLICY_SCHEMA
 from pytest_toolpolicy.run.generation import (
     CURRENT_TOKENS,
+    MAX_DEFAULT_SLOTS,
     POLICY_TOKENS,
     Generation,
     GenerationError,
@@ -102,3 +103,11 @@ def test_a_chat_template_is_a_builtin_name_or_a_jinja_file(tmp_path: Path) -> No
     assert (server.threads, server.ctx, server.chat_template) == (2, 4096, None)
     default = parsed().local.server_settings()
     assert (default.threads, default.ctx) == (1, 8192)  # the server's own defaults
+
+
+def test_a_local_server_has_a_slot_per_worker_unless_told() -> None:
+    slots = [parsed().local.server_settings(n).parallel for n in (0, 1, 2, 4, 64)]
+    assert slots == [1, 1, 2, MAX_DEFAULT_SLOTS, MAX_DEFAULT_SLOTS]
+    assert parsed(local_parallel="3").local.server_settings(2).parallel == 3
+    with pytest.raises(GenerationError, match="--toolpolicy-local-parallel must be between 1"):
+        parsed(local_parallel="0")

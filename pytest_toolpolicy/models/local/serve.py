@@ -34,7 +34,8 @@ def main(argv: list[str]) -> int:
         return 2
     params = xllamacpp.CommonParams()
     params.model.path = settings["model"]
-    params.n_ctx = int(settings["ctx"])
+    # llama.cpp splits its context among the slots: each slot is to have the whole ``ctx``
+    params.n_ctx = int(settings["ctx"]) * int(settings["parallel"])
     params.cpuparams.n_threads = int(settings["threads"])
     params.cpuparams_batch.n_threads = int(settings["threads"])
     params.n_parallel = int(settings["parallel"])

@@ -32,8 +32,11 @@ class ServerError(RuntimeError):
 @dataclass(frozen=True)
 class ServerSettings:
     threads: int = 1  # 2 are several times slower on a 2-core machine with anything else running
-    ctx: int = 8192
-    parallel: int = 1  # one request at a time: xdist workers queue, each gets all the threads
+    ctx: int = 8192  # per slot
+    # Requests served at once, each in a slot of its own with the whole ``ctx``: with one slot,
+    # xdist workers queue; with one per worker, their replies are generated in one batch
+    # (benchmarks/bench_local_slots.py measures what that buys on 1 thread).
+    parallel: int = 1
     # A llama.cpp built-in name ("gemma", "chatml", ...), a Jinja source, or "jinja" (the file's
     # own template by the Jinja engine); None: the model's own (gemma's is "gemma", Qwen's
     # "jinja"), else what the GGUF file carries.

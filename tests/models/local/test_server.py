@@ -12,10 +12,11 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_toolpolicy.models.local.server import LocalServer, ServerError
+from pytest_toolpolicy.models.local.server import LocalServer, ServerError, ServerSettings
 from pytest_toolpolicy.models.local.weights import WeightsError, resolve
 
 pytest.importorskip("xllamacpp", reason="the [local] extra is not installed")
@@ -134,6 +135,43 @@ def test_a_file_that_is_no_model_is_a_clear_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # a session that starts the real server: ~9 s
+def _props(base_url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/props", timeout=10) as reply:
+        return dict(json.loads(reply.read()))
+
+
+def test_each_slot_of_a_parallel_server_has_the_whole_context() -> None:
+    settings = ServerSettings(parallel=2, ctx=1024)
+    with LocalServer(resolve("gemma3-270m"), settings) as server:
+        props = _props(server.base_url)
+    assert props["total_slots"] == 2
+    assert props["default_generation_settings"]["n_ctx"] == 1024  # not 512: split, then doubled
+
+
+def test_the_session_gives_each_xdist_worker_a_slot(pytester: pytest.Pytester) -> None:
+    """``-n 2``: the server the controller starts has two slots, so the workers' requests are
+    decoded in one batch instead of queueing (benchmarks/bench_local_slots.py)."""
+    seen = pytester.path / "slots.json"
+    pytester.makeconftest(
+        f"""
+        import json, os, urllib.request
+
+        def pytest_sessionfinish(session):
+            if hasattr(session.config, "workerinput"):
+                return
+            url = os.environ["TOOLPOLICY_LOCAL_URL"].removesuffix("/v1") + "/props"
+            with urllib.request.urlopen(url, timeout=5) as r:
+                open({str(seen)!r}, "w").write(r.read().decode())
+        """
+    )
+    pytester.makepyfile(test_nothing="def test_plain():\n    assert True\n")
+    base = ("--toolpolicy=policy", "--toolpolicy-model=local:gemma3-270m", "test_nothing.py")
+    pytester.runpytest_subprocess(*base, "-n", "2").assert_outcomes(passed=1)
+    assert json.loads(seen.read_text())["total_slots"] == 2
+    pytester.runpytest_subprocess(*base, "-n", "2", "--toolpolicy-local-parallel=1")
+    assert json.loads(seen.read_text())["total_slots"] == 1
+
+
 def test_the_session_serves_a_local_model_and_stops_it(pytester: pytest.Pytester) -> None:
     """``--toolpolicy-model=local:...``: the server is up while the session runs (its URL in
     the environment every worker inherits) and gone once it ends."""
