@@ -63,6 +63,10 @@ def add_parser(sub: Any) -> None:
                 "--candidates", type=Path,
                 help="a candidates file to add the fitted probe to, as [candidate.probe]",
             )  # fmt: skip
+            cmd.add_argument(
+                "--local-threads", type=int, default=1, metavar="N",
+                help="threads of the model's server (default 1; more only on an idle machine)",
+            )  # fmt: skip
         if name == "calibrate":
             cmd.add_argument(
                 "--out", type=Path,
@@ -158,6 +162,9 @@ def _probe(ns: argparse.Namespace) -> int:
     from ..policy.hidden import text_states_for
     from ..rounds.probe import render, score
 
+    if ns.local_threads < 1:
+        threads = ns.local_threads
+        raise SystemExit(f"toolpolicy probe: --local-threads must be 1 or more, got {threads}")
     if not str(ns.model).startswith("local:"):
         print(render(None, f"{ns.model} exposes no hidden states; only local: models do"))
         return 0
@@ -166,7 +173,8 @@ def _probe(ns: argparse.Namespace) -> int:
 
         read_toml(ns.candidates)  # the file the probe is added to, before any fitting
     frame = _built(ns, "probe")
-    state = text_states_for(ns.model)  # its server starts with the first state asked for
+    # its server starts with the first state asked for
+    state = text_states_for(ns.model, ns.local_threads)
 
     def embed(texts: list[str]) -> Any:
         states = [state(text) for text in texts]  # one at a time: each fills the batch

@@ -30,14 +30,16 @@ def states_for(model_name: str) -> States:
     return lambda messages: text_state(prompt_text(messages))
 
 
-def text_states_for(model_name: str) -> Callable[[str], list[float] | None]:
-    """A text's state (the prompt's text as ``prompt_text`` writes it), or None."""
+def text_states_for(model_name: str, threads: int = 1) -> Callable[[str], list[float] | None]:
+    """A text's state (the prompt's text as ``prompt_text`` writes it), or None. ``threads``:
+    the server's, when this call starts it (``toolpolicy probe`` alone on a machine can use
+    every core; beside an A/B's own server, 1)."""
     arg = model_name.partition(":")[2] if model_name.startswith("local:") else None
 
     def state(text: str) -> list[float] | None:
         if arg is None:
             return None
-        client = _client(arg)
+        client = _client(arg, threads)
         if client is None:
             return None
         reply = client.embeddings.create(model=model_name, input=[text[-CHARS:]])
@@ -46,7 +48,7 @@ def text_states_for(model_name: str) -> Callable[[str], list[float] | None]:
     return state
 
 
-def _client(arg: str) -> Any:
+def _client(arg: str, threads: int = 1) -> Any:
     with _lock:
         if arg in _failed:
             return None
@@ -55,7 +57,8 @@ def _client(arg: str) -> Any:
             from ..models.local.weights import WeightsError, resolve
 
             try:
-                server = LocalServer(resolve(arg), ServerSettings(embedding=True)).start()
+                settings = ServerSettings(threads=threads, embedding=True)
+                server = LocalServer(resolve(arg), settings).start()
             except (ServerError, WeightsError) as exc:
                 _failed[arg] = str(exc)
                 print(f"toolpolicy: no hidden states for local:{arg}: {exc}", file=sys.stderr)
