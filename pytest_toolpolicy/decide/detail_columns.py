@@ -125,6 +125,16 @@ DETAIL_COLUMNS: tuple[Detail, ...] = (
         "JSON {gate: times it could not act} over the measured items",
         lambda v: summed_json(v.ok, "gate_blocked"),
     ),
+    Detail(
+        "rejections",
+        "JSON {rule: times a call broke it} over the measured items",
+        lambda v: summed_json(v.ok, "rejections"),
+    ),
+    Detail(
+        "reselections",
+        "selections made again after a rejection, over the measured items",
+        lambda v: column_sum(v.ok, "reselections"),
+    ),
     # What a provider's prefix cache served (the cost measure prices it at the cached rate).
     Detail("prompt_tokens", "prompt tokens", lambda v: column_sum(v.ok, "prompt_tokens")),
     Detail(

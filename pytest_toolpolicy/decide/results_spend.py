@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 
+from .rejections import rejections_by_rule, reselections
 from .results_column import Column
 
 
@@ -134,6 +135,18 @@ SPEND_COLUMNS: tuple[Column, ...] = (
         "str — JSON {gate: times it had its chance and could not act} (the embedding fallback"
         " without its model)",
         lambda s: json.dumps(s.blocked, sort_keys=True),
+    ),
+    Column(
+        "rejections",
+        "str — JSON {rule: times} of the calls validation rejected (spec §3.2), by the rule"
+        ' each broke (its reason without the offending value, decide/rejections.py); "{}" when'
+        " none (always for an arm without the policy's validation)",
+        lambda s: json.dumps(rejections_by_rule(s.trajectory), sort_keys=True),
+    ),
+    Column(
+        "reselections",
+        "int — selections made again after a rejection (at most one a turn)",
+        lambda s: reselections(s.trajectory),
     ),
     Column(
         "cf_reruns",

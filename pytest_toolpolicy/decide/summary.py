@@ -12,6 +12,7 @@ from .cells import count, model_errors, num
 from .decision import no_decision_reason
 from .measures import row_of
 from .notes import label_lines, trial_lines
+from .rejections import shown as rejection_rules
 from .sample import OWN
 from .variants import candidate_of, gate_of
 
@@ -118,6 +119,7 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
             f"{variant} {num(r['cached_share'] * 100, '.0f')}%" for variant, r in table.iterrows()
         )
         lines.append(f"prompt tokens served from the prefix cache: {shown}")
+    lines += rejection_lines(table)
     if "replies" in table and table["replies"].sum():
         shown = ", ".join(
             f"{variant} {int(r['replies_parsed'])}/{int(r['replies'])}"
@@ -150,3 +152,16 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
             " left out of every variant's measures, so all variants share one sample"
         )
     return lines
+
+
+def rejection_lines(table: pd.DataFrame) -> list[str]:
+    """What validation refused, per variant that refused anything: by rule, then how often
+    the model chose again."""
+    if "rejections" not in table:  # a table written before the column existed
+        return []
+    parts = [
+        f"{variant} {by_rule} ({count(r.get('reselections'))} re-selections)"
+        for variant, r in table.iterrows()
+        if (by_rule := rejection_rules(r.get("rejections")))
+    ]
+    return [f"calls rejected by validation, by rule: {'; '.join(parts)}"] if parts else []

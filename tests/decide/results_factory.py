@@ -55,6 +55,8 @@ def item(**overrides: Any) -> dict[str, Any]:
         "abstained": False,
         "gate_acts": "{}",
         "gate_blocked": "{}",
+        "rejections": "{}",
+        "reselections": 0,
         "cf_reruns": 4,
         "cf_model_calls": 8,
         "cf_model_calls_cached": 2,
