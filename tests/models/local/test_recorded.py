@@ -7,7 +7,8 @@ re-record it then.
   model, 2 instances, 2 turns.
 - ``qwen-ab``: the A/B on a model that acts (``make eval-qwen RECORD=1``): Qwen2.5-Coder-1.5B-
   Instruct, a small *instruct* coding model (Q4_K_M), on a seeded bundled sample, both arms
-  and the ``issue-first`` candidate. Paths reach its prompts only relative to the workspace
+  and the ``issue-first`` candidate; its first 4 instances in ``make test``, the whole
+  run in ``make test-slow``. Paths reach its prompts only relative to the workspace
   (``primitives/volatile.py``), so it replays from any report directory on any machine.
 """
 
@@ -30,23 +31,39 @@ class Recording:
     model: str
     options: tuple[str, ...]  # exactly the Makefile's for that run
     items: int
+    table: str = "decision.csv"  # in the folder: the table the run printed
 
 
+QWEN = (
+    "--toolpolicy-seed=0", "--toolpolicy-max-output=current=1024",
+    "--toolpolicy-local-threads=1", "--toolpolicy-max-turns=6",
+    f"--toolpolicy-candidates={ROOT / 'evals' / 'qwen-candidates.toml'}",
+)  # fmt: skip
+QWEN_SAMPLE = 25  # `make eval-qwen RECORD=1 QWEN_SAMPLE=25`: the whole bundled benchmark
 RECORDINGS = [
-    Recording(
-        "local-smoke",
-        "local:gemma3-270m",
-        ("--toolpolicy-seed=0", "--toolpolicy-max-output=current=512",
-         "--toolpolicy-sample=2", "--toolpolicy-max-turns=2"),
-        4,
+    pytest.param(
+        Recording(
+            "local-smoke",
+            "local:gemma3-270m",
+            ("--toolpolicy-seed=0", "--toolpolicy-max-output=current=512",
+             "--toolpolicy-sample=2", "--toolpolicy-max-turns=2"),
+            4,
+        ),
+        id="local-smoke",
     ),
-    Recording(
-        "qwen-ab",
-        "local:qwen2.5-coder-1.5b",
-        ("--toolpolicy-seed=0", "--toolpolicy-max-output=current=1024",
-         "--toolpolicy-local-threads=1", "--toolpolicy-sample=4", "--toolpolicy-max-turns=6",
-         f"--toolpolicy-candidates={ROOT / 'evals' / 'qwen-candidates.toml'}"),
-        12,
+    # The first 4 of the seeded draw (samples nest), from the same recording: `make test`'s.
+    pytest.param(
+        Recording("qwen-ab", "local:qwen2.5-coder-1.5b", (*QWEN, "--toolpolicy-sample=4"), 12,
+                  "decision-sample4.csv"),
+        id="qwen-ab-sample4",
+    ),
+    # The whole run, 3 items an instance: minutes of replayed tool calls and test runs.
+    pytest.param(
+        Recording("qwen-ab", "local:qwen2.5-coder-1.5b",
+                  (*QWEN, f"--toolpolicy-sample={QWEN_SAMPLE}"), 3 * QWEN_SAMPLE,
+                  f"decision-sample{QWEN_SAMPLE}.csv"),
+        id="qwen-ab",
+        marks=pytest.mark.slow,
     ),
 ]  # fmt: skip
 # Counts of which worker reached a shared state first, not measures of the runs.
@@ -58,7 +75,7 @@ def _table(path: Path) -> pd.DataFrame:
     return table.drop(columns=[c for c in table.columns if c in VOLATILE])
 
 
-@pytest.mark.parametrize("recording", RECORDINGS, ids=[r.folder for r in RECORDINGS])
+@pytest.mark.parametrize("recording", RECORDINGS)
 def test_a_recording_replays_to_the_same_table_without_a_server(
     recording: Recording, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,7 +100,7 @@ def test_a_recording_replays_to_the_same_table_without_a_server(
     )
     result.assert_outcomes(passed=recording.items)
     assert "replay miss" not in result.stdout.str()
-    recorded = _table(folder / "decision.csv")
+    recorded = _table(folder / recording.table)
     replayed = _table(report / "decision.csv")
     # Columns added since the recording (who played the arm, what it hid) are new facts, not
     # different figures: every recorded column must come out the same.
