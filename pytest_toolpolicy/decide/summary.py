@@ -10,6 +10,7 @@ import pandas as pd
 
 from .cells import count, model_errors, num
 from .decision import no_decision_reason
+from .fmt import plural
 from .measures import row_of
 from .notes import label_lines, trial_lines
 from .rejections import shown as rejection_rules
@@ -160,7 +161,7 @@ def rejection_lines(table: pd.DataFrame) -> list[str]:
     if "rejections" not in table:  # a table written before the column existed
         return []
     parts = [
-        f"{variant} {by_rule} ({count(r.get('reselections'))} re-selections)"
+        f"{variant} {by_rule} ({plural(count(r.get('reselections')), 're-selection')})"
         for variant, r in table.iterrows()
         if (by_rule := rejection_rules(r.get("rejections")))
     ]
