@@ -93,8 +93,7 @@ eval-local: setup
 # `make test`). RECORD=1 records into the committed recording $(QWEN_DATA)/completions.sqlite
 # (what it already holds is served from it, so a larger QWEN_SAMPLE, whose seeded draw contains
 # the smaller one, asks the model only for the new instances) and copies the table beside it
-# as decision-sample$(QWEN_SAMPLE).csv; `make test` replays the 4-instance table and
-# `make test-slow` the whole benchmark's (QWEN_SAMPLE=25) without a server
+# as decision-sample$(QWEN_SAMPLE).csv; `make test` replays those tables without a server
 # (tests/models/local/test_recorded.py). The server has a slot per worker (-n 2: two).
 QWEN_SAMPLE ?= 4
 QWEN_TURNS ?= 6

@@ -7,8 +7,8 @@ re-record it then.
   model, 2 instances, 2 turns.
 - ``qwen-ab``: the A/B on a model that acts (``make eval-qwen RECORD=1``): Qwen2.5-Coder-1.5B-
   Instruct, a small *instruct* coding model (Q4_K_M), on a seeded bundled sample, both arms
-  and the ``issue-first`` candidate; its first 4 instances in ``make test``, the whole
-  run in ``make test-slow``. Paths reach its prompts only relative to the workspace
+  and the ``issue-first`` candidate: the largest sample recorded, and its first 4 instances
+  (what ``make eval-qwen`` runs by default), from the one recording. Paths reach its prompts only relative to the workspace
   (``primitives/volatile.py``), so it replays from any report directory on any machine.
 """
 
@@ -39,7 +39,7 @@ QWEN = (
     "--toolpolicy-local-threads=1", "--toolpolicy-max-turns=6",
     f"--toolpolicy-candidates={ROOT / 'evals' / 'qwen-candidates.toml'}",
 )  # fmt: skip
-QWEN_SAMPLE = 25  # `make eval-qwen RECORD=1 QWEN_SAMPLE=25`: the whole bundled benchmark
+QWEN_SAMPLE = 8  # the largest recorded: `make eval-qwen RECORD=1 QWEN_SAMPLE=8`
 RECORDINGS = [
     pytest.param(
         Recording(
@@ -51,19 +51,18 @@ RECORDINGS = [
         ),
         id="local-smoke",
     ),
-    # The first 4 of the seeded draw (samples nest), from the same recording: `make test`'s.
+    # The first 4 of the seeded draw (samples nest), from the same recording: what
+    # `make eval-qwen` runs by default.
     pytest.param(
         Recording("qwen-ab", "local:qwen2.5-coder-1.5b", (*QWEN, "--toolpolicy-sample=4"), 12,
                   "decision-sample4.csv"),
         id="qwen-ab-sample4",
     ),
-    # The whole run, 3 items an instance: minutes of replayed tool calls and test runs.
     pytest.param(
         Recording("qwen-ab", "local:qwen2.5-coder-1.5b",
                   (*QWEN, f"--toolpolicy-sample={QWEN_SAMPLE}"), 3 * QWEN_SAMPLE,
                   f"decision-sample{QWEN_SAMPLE}.csv"),
         id="qwen-ab",
-        marks=pytest.mark.slow,
     ),
 ]  # fmt: skip
 # Counts of which worker reached a shared state first, not measures of the runs.
