@@ -43,7 +43,9 @@ def line_of(rows: pd.DataFrame, marks: int = 5) -> str:
     ("" where no run of it chose an arm)."""
     if "bandit_arm" not in rows:
         return ""
-    found = curve(rows.assign(bandit_arm=rows["bandit_arm"].fillna("")))
+    # A column no run filled is read back as floats (all NaN), where "" is no fill value.
+    chosen = rows["bandit_arm"].astype(object).fillna("")
+    found = curve(rows.assign(bandit_arm=chosen))
     if found is None:
         return ""
     n = len(found.regret)
