@@ -29,8 +29,10 @@ from pytest_toolpolicy.models.local.weights import resolve
 PARAGRAPH = "The inventory module keeps stock counts per warehouse and reorders below a floor. "
 
 
-def measure(url: str, round_: int, tokens: int) -> tuple[float, float]:
-    prompt = f"Round {round_}. " + PARAGRAPH * 60 + "\nSummarize the above:"
+def ask(url: str, tag: str, tokens: int) -> dict[str, float]:
+    """The server's own timings for a distinct ~900-token prompt (``tag`` first, so no prompt
+    cache serves it from another) and exactly ``tokens`` generated."""
+    prompt = f"{tag}. " + PARAGRAPH * 60 + "\nSummarize the above:"
     body = {
         "messages": [{"role": "user", "content": prompt}],
         "max_tokens": tokens,
@@ -40,9 +42,14 @@ def measure(url: str, round_: int, tokens: int) -> tuple[float, float]:
     request = urllib.request.Request(
         f"{url}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
     )
-    with urllib.request.urlopen(request, timeout=600) as reply:
+    with urllib.request.urlopen(request, timeout=1800) as reply:
         timings = json.loads(reply.read())["timings"]
-    return float(timings["prompt_per_second"]), float(timings["predicted_per_second"])
+    return {k: float(timings[k]) for k in ("prompt_per_second", "predicted_per_second")}
+
+
+def measure(url: str, round_: int, tokens: int) -> tuple[float, float]:
+    timings = ask(url, f"Round {round_}", tokens)
+    return timings["prompt_per_second"], timings["predicted_per_second"]
 
 
 def main() -> int:

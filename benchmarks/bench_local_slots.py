@@ -2,7 +2,7 @@
 per worker (their requests are decoded in one batch), on 1 thread, side by side in one run.
 
 Each round starts both servers in turn and has two clients send the same work at the same
-moment: a distinct ~1,000-token prompt each, a fixed number of generated tokens. Printed per
+moment: a distinct ~900-token prompt each, a fixed number of generated tokens. Printed per
 setting: the wall time of the pair, and each client's prompt and generation rates as the
 server reports them; then the ratio of wall times, which is what an A/B at ``-n 2`` waits.
 
@@ -17,34 +17,15 @@ model the Qwen A/B runs. These are throughput figures for the harness, not a mod
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+
+from bench_local_model import ask  # the same request, run beside this file
 
 from pytest_toolpolicy.models.local.server import LocalServer, ServerSettings
 from pytest_toolpolicy.models.local.weights import resolve
-
-PARAGRAPH = "The inventory module keeps stock counts per warehouse and reorders below a floor. "
-
-
-def ask(url: str, tag: str, tokens: int) -> dict[str, float]:
-    # distinct per client and round, so neither the slot nor the RAM prompt cache serves it
-    prompt = f"{tag}. " + PARAGRAPH * 60 + "\nSummarize the above:"
-    body = {
-        "messages": [{"role": "user", "content": prompt}],
-        "max_tokens": tokens,
-        "temperature": 0,
-        "ignore_eos": True,  # exactly `tokens` generated, so both settings do the same work
-    }
-    request = urllib.request.Request(
-        f"{url}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=1800) as reply:
-        timings = json.loads(reply.read())["timings"]
-    return {k: float(timings[k]) for k in ("prompt_per_second", "predicted_per_second")}
 
 
 def pair(url: str, tag: str, tokens: int) -> tuple[float, list[dict[str, float]]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .options import positive_int
 
 # What every command that builds the labels takes: the split, and Toolformer's scoring.
 _LABEL_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -64,7 +65,7 @@ def add_parser(sub: Any) -> None:
                 help="a candidates file to add the fitted probe to, as [candidate.probe]",
             )  # fmt: skip
             cmd.add_argument(
-                "--local-threads", type=int, default=1, metavar="N",
+                "--local-threads", type=positive_int, default=1, metavar="N",
                 help="threads of the model's server (default 1; more only on an idle machine)",
             )  # fmt: skip
         if name == "calibrate":
@@ -162,9 +163,6 @@ def _probe(ns: argparse.Namespace) -> int:
     from ..policy.hidden import text_states_for
     from ..rounds.probe import render, score
 
-    if ns.local_threads < 1:
-        threads = ns.local_threads
-        raise SystemExit(f"toolpolicy probe: --local-threads must be 1 or more, got {threads}")
     if not str(ns.model).startswith("local:"):
         print(render(None, f"{ns.model} exposes no hidden states; only local: models do"))
         return 0
