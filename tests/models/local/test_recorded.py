@@ -30,7 +30,7 @@ TEST_AB = ROOT / "evals" / "test_ab.py"
 class Recording:
     folder: str
     model: str
-    options: tuple[str, ...]  # exactly the Makefile's for that run
+    options: tuple[str, ...]  # the Makefile's for that run (a server's threads change no request)
     items: int
     table: str = "decision.csv"  # in the folder: the table the run printed
 
